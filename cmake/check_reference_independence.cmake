@@ -1,0 +1,13 @@
+# Fails when any file under DIR includes a header from serialize/ (the reference must stay independent).
+file(GLOB_RECURSE files "${DIR}/*")
+set(offenders "")
+foreach(f IN LISTS files)
+  file(STRINGS "${f}" lines REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"][^>\"]*serialize/")
+  if(lines)
+    list(APPEND offenders "${f}: ${lines}")
+  endif()
+endforeach()
+if(offenders)
+  string(REPLACE ";" "\n  " text "${offenders}")
+  message(FATAL_ERROR "differential/reference/ must not include serialize/ (independence rule):\n  ${text}")
+endif()
