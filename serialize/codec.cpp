@@ -1,0 +1,153 @@
+// Object-level facade over the optimized serializer (serialize/codec.h): encode into a vector sized
+// beforehand by the SizeComputer, decode from a SpanReader, turn SerializeError into Decoded::error.
+#include "serialize/codec.h"
+
+#include <limits>
+#include <stdexcept>
+
+#include "serialize/model_formats.h"
+#include "serialize/serialize.h"
+#include "serialize/streams.h"
+
+namespace serdiff::optimized {
+namespace {
+
+// One sizing pass and one allocation, then a SpanWriter (a pointer bump per field). Writing fewer bytes than
+// sized is as much a SizeComputer bug as writing more, so both are reported.
+template <typename T>
+Bytes encode_object(const T& object)
+{
+    Bytes out(GetSerializeSize(object));
+    SpanWriter writer(out);
+    Serialize(writer, object);
+    if (writer.remaining() != 0) throw std::length_error("SizeComputer result exceeds the bytes written");
+    return out;
+}
+
+template <typename T, typename ReadInto>
+Decoded<T> decode_object(std::span<const uint8_t> data, ReadInto read_into)
+{
+    Decoded<T> result;
+    SpanReader reader(data);
+    try {
+        read_into(reader, result.value);
+        result.ok = true;
+        result.consumed = data.size() - reader.size();
+    } catch (const SerializeError& error) {
+        result.error = error.what();
+        result.value = T{};
+    }
+    return result;
+}
+
+template <typename T>
+Decoded<T> decode_described(std::span<const uint8_t> data)
+{
+    return decode_object<T>(data, [](SpanReader& reader, T& value) { Unserialize(reader, value); });
+}
+
+// Calls `run` with a value-initialized integer of the type `kind` names.
+template <typename Run>
+decltype(auto) with_int_kind(model::IntKind kind, Run&& run)
+{
+    switch (kind) {
+    case model::IntKind::U8: return run(uint8_t{});
+    case model::IntKind::U16: return run(uint16_t{});
+    case model::IntKind::U32: return run(uint32_t{});
+    case model::IntKind::U64: return run(uint64_t{});
+    case model::IntKind::I8: return run(int8_t{});
+    case model::IntKind::I16: return run(int16_t{});
+    case model::IntKind::I32: return run(int32_t{});
+    case model::IntKind::I64: return run(int64_t{});
+    }
+    throw std::invalid_argument("unknown IntKind");
+}
+
+template <typename I>
+constexpr VarIntMode varint_mode_for() noexcept
+{
+    return std::is_signed_v<I> ? VarIntMode::NonNegativeSigned : VarIntMode::Unsigned;
+}
+
+}  // namespace
+
+Bytes encode_compactsize(uint64_t value)
+{
+    Bytes out;
+    VectorWriter writer(out, 0);
+    WriteCompactSize(writer, value);
+    return out;
+}
+
+Decoded<uint64_t> decode_compactsize(std::span<const uint8_t> data, bool range_check)
+{
+    return decode_object<uint64_t>(
+        data, [range_check](SpanReader& reader, uint64_t& value) { value = ReadCompactSize(reader, range_check); });
+}
+
+Bytes encode_varint(uint64_t value, model::IntKind kind)
+{
+    return with_int_kind(kind, [value](auto zero) {
+        using I = decltype(zero);
+        if (value > static_cast<uint64_t>(std::numeric_limits<I>::max()))
+            throw std::out_of_range("encode_varint: value not representable in the integer kind");
+        Bytes out;
+        VectorWriter writer(out, 0);
+        WriteVarInt<varint_mode_for<I>(), I>(writer, static_cast<I>(value));
+        return out;
+    });
+}
+
+Decoded<uint64_t> decode_varint(std::span<const uint8_t> data, model::IntKind kind)
+{
+    return with_int_kind(kind, [data](auto zero) {
+        using I = decltype(zero);
+        return decode_object<uint64_t>(data, [](SpanReader& reader, uint64_t& value) {
+            value = static_cast<uint64_t>(ReadVarInt<varint_mode_for<I>(), I>(reader));
+        });
+    });
+}
+
+Bytes encode_transaction(const model::Transaction& tx, bool allow_witness)
+{
+    return encode_object(TxWithWitness{tx, allow_witness});
+}
+
+Decoded<model::Transaction> decode_transaction(std::span<const uint8_t> data, bool allow_witness)
+{
+    return decode_object<model::Transaction>(data, [allow_witness](SpanReader& reader, model::Transaction& tx) {
+        UnserializeTransaction(reader, tx, allow_witness);
+    });
+}
+
+uint64_t size_transaction(const model::Transaction& tx, bool allow_witness)
+{
+    return GetSerializeSize(TxWithWitness{tx, allow_witness});
+}
+
+Bytes encode_header(const model::BlockHeader& header) { return encode_object(header); }
+Decoded<model::BlockHeader> decode_header(std::span<const uint8_t> data)
+{
+    return decode_described<model::BlockHeader>(data);
+}
+uint64_t size_header(const model::BlockHeader& header) { return GetSerializeSize(header); }
+
+Bytes encode_block(const model::Block& block) { return encode_object(block); }
+Decoded<model::Block> decode_block(std::span<const uint8_t> data) { return decode_described<model::Block>(data); }
+uint64_t size_block(const model::Block& block) { return GetSerializeSize(block); }
+
+Bytes encode_locator(const model::BlockLocator& locator) { return encode_object(locator); }
+Decoded<model::BlockLocator> decode_locator(std::span<const uint8_t> data)
+{
+    return decode_described<model::BlockLocator>(data);
+}
+uint64_t size_locator(const model::BlockLocator& locator) { return GetSerializeSize(locator); }
+
+Bytes encode_block_undo(const model::BlockUndo& undo) { return encode_object(undo); }
+Decoded<model::BlockUndo> decode_block_undo(std::span<const uint8_t> data)
+{
+    return decode_described<model::BlockUndo>(data);
+}
+uint64_t size_block_undo(const model::BlockUndo& undo) { return GetSerializeSize(undo); }
+
+}  // namespace serdiff::optimized
