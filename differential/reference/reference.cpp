@@ -1,0 +1,433 @@
+// The reference codec for Bitcoin's consensus objects, one explicit function per type, over the primitive streams.
+#include "differential/reference/reference.h"
+
+#include <array>
+#include <utility>
+
+#include "crypto/crypto.h"
+
+namespace serdiff::reference {
+
+namespace {
+
+// Runs a stream read over the whole input and packs the outcome; the first ReadError is the result.
+template <typename Value, typename ReadValue>
+Decoded<Value> decode_with(std::span<const uint8_t> data, ReadValue read_value)
+{
+    Decoded<Value> result;
+    Reader reader(data);
+    try {
+        result.value = read_value(reader);
+    } catch (const ReadError& error) {
+        result.error = error.what();
+        return result;
+    }
+    result.ok = true;
+    result.consumed = reader.position();
+    return result;
+}
+
+// ---- Transaction parts ----
+
+void write_txin(Writer& writer, const model::TxIn& input)
+{
+    writer.write_uint256(input.prevout.hash);
+    writer.write_uint(input.prevout.n, 4);
+    writer.write_byte_vector(input.script_sig);
+    writer.write_uint(input.sequence, 4);
+}
+
+model::TxIn read_txin(Reader& reader)
+{
+    model::TxIn input;
+    input.prevout.hash = reader.read_uint256();
+    input.prevout.n = static_cast<uint32_t>(reader.read_uint(4));
+    input.script_sig = reader.read_byte_vector();
+    input.sequence = static_cast<uint32_t>(reader.read_uint(4));
+    return input;
+}
+
+void write_txout(Writer& writer, const model::TxOut& output)
+{
+    writer.write_int(output.value, 8);
+    writer.write_byte_vector(output.script_pubkey);
+}
+
+model::TxOut read_txout(Reader& reader)
+{
+    model::TxOut output;
+    output.value = reader.read_int(8);
+    output.script_pubkey = reader.read_byte_vector();
+    return output;
+}
+
+void write_byte_vector_element(Writer& writer, const Bytes& bytes) { writer.write_byte_vector(bytes); }
+Bytes read_byte_vector_element(Reader& reader) { return reader.read_byte_vector(); }
+
+void write_witness_stack(Writer& writer, const model::WitnessStack& witness)
+{
+    writer.write_vector<Bytes>(witness.stack, write_byte_vector_element);
+}
+
+model::WitnessStack read_witness_stack(Reader& reader)
+{
+    model::WitnessStack witness;
+    witness.stack = reader.read_vector<Bytes>(read_byte_vector_element);
+    return witness;
+}
+
+model::Transaction read_transaction_allowing_witness(Reader& reader) { return read_transaction(reader, true); }
+void write_transaction_with_witness(Writer& writer, const model::Transaction& tx) { write_transaction(writer, tx, true); }
+
+void write_hash(Writer& writer, const model::uint256& hash) { writer.write_uint256(hash); }
+model::uint256 read_hash(Reader& reader) { return reader.read_uint256(); }
+
+// ---- Undo parts ----
+
+void write_coin(Writer& writer, const model::Coin& coin)
+{
+    // u32 arithmetic as Bitcoin Core: a height of 2^31 or more wraps in the code.
+    const uint32_t code = coin.height * uint32_t{2} + (coin.coinbase ? 1u : 0u);
+    writer.write_varint(code, model::IntKind::U32);
+    if (coin.height > 0) writer.write_byte(0);  // the legacy version VarInt, always written as 0
+    writer.write_varint(compress_amount(static_cast<uint64_t>(coin.out.value)), model::IntKind::U64);
+    write_compressed_script(writer, coin.out.script_pubkey);
+}
+
+model::Coin read_coin(Reader& reader)
+{
+    model::Coin coin;
+    const uint64_t code = reader.read_varint(model::IntKind::U32);
+    coin.height = static_cast<uint32_t>(code >> 1);
+    coin.coinbase = (code & 1) != 0;
+    if (coin.height > 0) reader.read_varint(model::IntKind::U32);  // legacy version, ignored
+    coin.out.value = static_cast<int64_t>(decompress_amount(reader.read_varint(model::IntKind::U64)));
+    coin.out.script_pubkey = read_compressed_script(reader);
+    return coin;
+}
+
+void write_tx_undo(Writer& writer, const model::TxUndo& tx_undo)
+{
+    writer.write_vector<model::Coin>(tx_undo.prevouts, write_coin);
+}
+
+model::TxUndo read_tx_undo(Reader& reader)
+{
+    model::TxUndo tx_undo;
+    tx_undo.prevouts = reader.read_vector<model::Coin>(read_coin);
+    return tx_undo;
+}
+
+// Script opcodes used by the compressed forms.
+constexpr uint8_t kOpDup = 0x76;
+constexpr uint8_t kOpHash160 = 0xa9;
+constexpr uint8_t kOpEqualVerify = 0x88;
+constexpr uint8_t kOpEqual = 0x87;
+constexpr uint8_t kOpCheckSig = 0xac;
+constexpr uint8_t kOpReturn = 0x6a;
+constexpr uint64_t kSpecialScriptCount = 6;
+
+}  // namespace
+
+// ---- Amount and script compression ----
+
+uint64_t compress_amount(uint64_t amount)
+{
+    if (amount == 0) return 0;
+    uint64_t exponent = 0;
+    while (amount % 10 == 0 && exponent < 9) {
+        amount /= 10;
+        ++exponent;
+    }
+    if (exponent < 9) {
+        const uint64_t last_digit = amount % 10;
+        amount /= 10;
+        return 1 + (amount * 9 + last_digit - 1) * 10 + exponent;
+    }
+    return 1 + (amount - 1) * 10 + 9;
+}
+
+uint64_t decompress_amount(uint64_t compressed)
+{
+    if (compressed == 0) return 0;
+    compressed -= 1;
+    uint64_t exponent = compressed % 10;
+    compressed /= 10;
+    uint64_t amount = 0;
+    if (exponent < 9) {
+        const uint64_t last_digit = compressed % 9 + 1;
+        compressed /= 9;
+        amount = compressed * 10 + last_digit;
+    } else {
+        amount = compressed + 1;
+    }
+    while (exponent > 0) {
+        amount *= 10;
+        --exponent;
+    }
+    return amount;
+}
+
+void write_compressed_script(Writer& writer, const Bytes& script)
+{
+    const size_t size = script.size();
+    if (size == 25 && script[0] == kOpDup && script[1] == kOpHash160 && script[2] == 20 &&
+        script[23] == kOpEqualVerify && script[24] == kOpCheckSig) {
+        writer.write_byte(0x00);
+        for (size_t index = 3; index < 23; ++index) writer.write_byte(script[index]);
+        return;
+    }
+    if (size == 23 && script[0] == kOpHash160 && script[1] == 20 && script[22] == kOpEqual) {
+        writer.write_byte(0x01);
+        for (size_t index = 2; index < 22; ++index) writer.write_byte(script[index]);
+        return;
+    }
+    if (size == 35 && script[0] == 33 && script[34] == kOpCheckSig && (script[1] == 0x02 || script[1] == 0x03)) {
+        for (size_t index = 1; index < 34; ++index) writer.write_byte(script[index]);
+        return;
+    }
+    if (size == 67 && script[0] == 65 && script[66] == kOpCheckSig && script[1] == 0x04 &&
+        crypto::pubkey_is_fully_valid(std::span<const uint8_t>(script).subspan(1, 65))) {
+        writer.write_byte(static_cast<uint8_t>(0x04 | (script[65] & 0x01)));  // parity of y
+        for (size_t index = 2; index < 34; ++index) writer.write_byte(script[index]);
+        return;
+    }
+    // u32 arithmetic as Bitcoin Core's `unsigned int nSize`.
+    const uint32_t tagged_size = static_cast<uint32_t>(size) + static_cast<uint32_t>(kSpecialScriptCount);
+    writer.write_varint(tagged_size, model::IntKind::U32);
+    writer.write_bytes(script);
+}
+
+Bytes read_compressed_script(Reader& reader)
+{
+    const uint64_t tag = reader.read_varint(model::IntKind::U32);
+    if (tag < kSpecialScriptCount) {
+        const Bytes payload = reader.read_bytes(tag < 2 ? 20 : 32);
+        Bytes script;
+        if (tag == 0) {
+            script = {kOpDup, kOpHash160, 20};
+            script.insert(script.end(), payload.begin(), payload.end());
+            script.push_back(kOpEqualVerify);
+            script.push_back(kOpCheckSig);
+        } else if (tag == 1) {
+            script = {kOpHash160, 20};
+            script.insert(script.end(), payload.begin(), payload.end());
+            script.push_back(kOpEqual);
+        } else if (tag == 2 || tag == 3) {
+            script = {33, static_cast<uint8_t>(tag)};
+            script.insert(script.end(), payload.begin(), payload.end());
+            script.push_back(kOpCheckSig);
+        } else {
+            std::array<uint8_t, 33> compressed{};
+            compressed[0] = static_cast<uint8_t>(tag - 2);
+            for (size_t index = 0; index < 32; ++index) compressed[index + 1] = payload[index];
+            std::array<uint8_t, 65> uncompressed{};
+            // Bitcoin Core ignores a failed decompression: the script stays empty.
+            if (crypto::decompress_pubkey(compressed, uncompressed)) {
+                script = {65};
+                script.insert(script.end(), uncompressed.begin(), uncompressed.end());
+                script.push_back(kOpCheckSig);
+            }
+        }
+        return script;
+    }
+    const uint64_t size = tag - kSpecialScriptCount;
+    if (size > model::kMaxScriptSize) {
+        reader.skip(static_cast<size_t>(size));
+        return Bytes{kOpReturn};
+    }
+    return reader.read_bytes(static_cast<size_t>(size));
+}
+
+// ---- Stream-level objects ----
+
+void write_transaction(Writer& writer, const model::Transaction& tx, bool allow_witness)
+{
+    const bool with_witness = allow_witness && tx.has_witness();
+    writer.write_uint(tx.version, 4);
+    if (with_witness) {
+        writer.write_compactsize(0);  // empty input vector as the marker
+        writer.write_byte(0x01);      // flag: witness data follows the outputs
+    }
+    writer.write_vector<model::TxIn>(tx.inputs, write_txin);
+    writer.write_vector<model::TxOut>(tx.outputs, write_txout);
+    if (with_witness)
+        for (const model::TxIn& input : tx.inputs) write_witness_stack(writer, input.witness);
+    writer.write_uint(tx.lock_time, 4);
+}
+
+model::Transaction read_transaction(Reader& reader, bool allow_witness)
+{
+    model::Transaction tx;
+    tx.version = static_cast<uint32_t>(reader.read_uint(4));
+    tx.inputs = reader.read_vector<model::TxIn>(read_txin);
+    uint8_t flags = 0;
+    if (tx.inputs.empty() && allow_witness) {
+        flags = reader.read_byte();
+        if (flags != 0) {
+            tx.inputs = reader.read_vector<model::TxIn>(read_txin);
+            tx.outputs = reader.read_vector<model::TxOut>(read_txout);
+        }
+    } else {
+        tx.outputs = reader.read_vector<model::TxOut>(read_txout);
+    }
+    if ((flags & 1) != 0 && allow_witness) {
+        flags ^= 1;
+        for (model::TxIn& input : tx.inputs) input.witness = read_witness_stack(reader);
+        if (!tx.has_witness()) throw ReadError(model::errors::kSuperfluousWitness);
+    }
+    if (flags != 0) throw ReadError(model::errors::kUnknownOptionalData);
+    tx.lock_time = static_cast<uint32_t>(reader.read_uint(4));
+    return tx;
+}
+
+void write_header(Writer& writer, const model::BlockHeader& header)
+{
+    writer.write_int(header.version, 4);
+    writer.write_uint256(header.prev_block);
+    writer.write_uint256(header.merkle_root);
+    writer.write_uint(header.time, 4);
+    writer.write_uint(header.bits, 4);
+    writer.write_uint(header.nonce, 4);
+}
+
+model::BlockHeader read_header(Reader& reader)
+{
+    model::BlockHeader header;
+    header.version = static_cast<int32_t>(reader.read_int(4));
+    header.prev_block = reader.read_uint256();
+    header.merkle_root = reader.read_uint256();
+    header.time = static_cast<uint32_t>(reader.read_uint(4));
+    header.bits = static_cast<uint32_t>(reader.read_uint(4));
+    header.nonce = static_cast<uint32_t>(reader.read_uint(4));
+    return header;
+}
+
+void write_block(Writer& writer, const model::Block& block)
+{
+    write_header(writer, block.header);
+    writer.write_vector<model::Transaction>(block.transactions, write_transaction_with_witness);
+}
+
+model::Block read_block(Reader& reader)
+{
+    model::Block block;
+    block.header = read_header(reader);
+    block.transactions = reader.read_vector<model::Transaction>(read_transaction_allowing_witness);
+    return block;
+}
+
+void write_locator(Writer& writer, const model::BlockLocator& locator)
+{
+    writer.write_int(locator.version, 4);
+    writer.write_vector<model::uint256>(locator.have, write_hash);
+}
+
+model::BlockLocator read_locator(Reader& reader)
+{
+    model::BlockLocator locator;
+    locator.version = static_cast<int32_t>(reader.read_int(4));
+    locator.have = reader.read_vector<model::uint256>(read_hash);
+    return locator;
+}
+
+void write_block_undo(Writer& writer, const model::BlockUndo& undo)
+{
+    writer.write_vector<model::TxUndo>(undo.txundo, write_tx_undo);
+}
+
+model::BlockUndo read_block_undo(Reader& reader)
+{
+    model::BlockUndo undo;
+    undo.txundo = reader.read_vector<model::TxUndo>(read_tx_undo);
+    return undo;
+}
+
+// ---- Facade ----
+
+Bytes encode_compactsize(uint64_t value)
+{
+    Writer writer;
+    writer.write_compactsize(value);
+    return std::move(writer.out);
+}
+
+Decoded<uint64_t> decode_compactsize(std::span<const uint8_t> data, bool range_check)
+{
+    return decode_with<uint64_t>(data, [range_check](Reader& reader) { return reader.read_compactsize(range_check); });
+}
+
+Bytes encode_varint(uint64_t value, model::IntKind kind)
+{
+    Writer writer;
+    writer.write_varint(value, kind);
+    return std::move(writer.out);
+}
+
+Decoded<uint64_t> decode_varint(std::span<const uint8_t> data, model::IntKind kind)
+{
+    return decode_with<uint64_t>(data, [kind](Reader& reader) { return reader.read_varint(kind); });
+}
+
+Bytes encode_transaction(const model::Transaction& tx, bool allow_witness)
+{
+    Writer writer;
+    write_transaction(writer, tx, allow_witness);
+    return std::move(writer.out);
+}
+
+Decoded<model::Transaction> decode_transaction(std::span<const uint8_t> data, bool allow_witness)
+{
+    return decode_with<model::Transaction>(
+        data, [allow_witness](Reader& reader) { return read_transaction(reader, allow_witness); });
+}
+
+Bytes encode_header(const model::BlockHeader& header)
+{
+    Writer writer;
+    write_header(writer, header);
+    return std::move(writer.out);
+}
+
+Decoded<model::BlockHeader> decode_header(std::span<const uint8_t> data)
+{
+    return decode_with<model::BlockHeader>(data, read_header);
+}
+
+Bytes encode_block(const model::Block& block)
+{
+    Writer writer;
+    write_block(writer, block);
+    return std::move(writer.out);
+}
+
+Decoded<model::Block> decode_block(std::span<const uint8_t> data)
+{
+    return decode_with<model::Block>(data, read_block);
+}
+
+Bytes encode_locator(const model::BlockLocator& locator)
+{
+    Writer writer;
+    write_locator(writer, locator);
+    return std::move(writer.out);
+}
+
+Decoded<model::BlockLocator> decode_locator(std::span<const uint8_t> data)
+{
+    return decode_with<model::BlockLocator>(data, read_locator);
+}
+
+Bytes encode_block_undo(const model::BlockUndo& undo)
+{
+    Writer writer;
+    write_block_undo(writer, undo);
+    return std::move(writer.out);
+}
+
+Decoded<model::BlockUndo> decode_block_undo(std::span<const uint8_t> data)
+{
+    return decode_with<model::BlockUndo>(data, read_block_undo);
+}
+
+}  // namespace serdiff::reference
