@@ -1,0 +1,360 @@
+// Optimized file streams: AutoFile (a FILE* with an obfuscation key), BufferedReader, BufferedWriter.
+#pragma once
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+#include "model/model.h"
+#include "serialize/obfuscation.h"
+#include "serialize/stream.h"
+
+namespace serdiff::optimized {
+
+// An I/O failure of the underlying FILE* (failed or short fwrite, fflush, fclose, fread error, seek),
+// or a write/flush/close after such a failure. Running out of data is SerializeError("end of data").
+struct FileError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+namespace file_detail {
+inline std::string describe(const char* what, int error_number)
+{
+    std::string message = what;
+    if (error_number != 0) message += std::string(": ") + std::strerror(error_number);
+    return message;
+}
+inline constexpr const char* kFailedEarlier = "file is unusable after an earlier write error";
+}  // namespace file_detail
+
+// Owns a FILE* (closed by close() or the destructor) and tracks the absolute position that the
+// obfuscation key is applied at. A write that fails leaves the file failed: every later write, flush
+// or close throws, so nothing after the fault can be reported as written.
+class AutoFile {
+public:
+    // `file` may be null only to report the open failure here. The start position comes from ftello,
+    // so a caller can position the file anywhere before handing it over.
+    AutoFile(std::FILE* file, const ObfuscationKey& key) : m_file{file}, m_key{key}
+    {
+        if (!m_file) throw FileError("cannot open file");
+        const off_t start = ftello(m_file);
+        if (start < 0) {
+            const int error_number = errno;
+            std::fclose(m_file);
+            m_file = nullptr;
+            throw FileError(file_detail::describe("cannot tell file position", error_number));
+        }
+        m_position = static_cast<uint64_t>(start);
+    }
+    AutoFile(const AutoFile&) = delete;
+    AutoFile& operator=(const AutoFile&) = delete;
+    // Closing here cannot report an error; call close() to learn whether buffered bytes reached the OS.
+    ~AutoFile()
+    {
+        if (m_file) std::fclose(m_file);
+    }
+
+    bool is_open() const { return m_file != nullptr; }
+    uint64_t position() const { return m_position; }
+    const ObfuscationKey& key() const { return m_key; }
+
+    void seek(uint64_t position)
+    {
+        require_open();
+        if (fseeko(m_file, static_cast<off_t>(position), SEEK_SET) != 0)
+            throw FileError(file_detail::describe("seek failed", errno));
+        m_position = position;
+    }
+
+    // Total size of the file; the position is left unchanged.
+    uint64_t size()
+    {
+        require_open();
+        if (fseeko(m_file, 0, SEEK_END) != 0) throw FileError(file_detail::describe("seek failed", errno));
+        const off_t end = ftello(m_file);
+        if (end < 0) throw FileError(file_detail::describe("cannot tell file position", errno));
+        seek(m_position);
+        return static_cast<uint64_t>(end);
+    }
+
+    // Reads up to destination.size() bytes, de-obfuscated; returns how many (fewer only at end of file).
+    size_t read_some(std::span<std::byte> destination)
+    {
+        require_open();
+        const size_t got = std::fread(destination.data(), 1, destination.size(), m_file);
+        if (got < destination.size() && std::ferror(m_file)) throw FileError(file_detail::describe("read failed", errno));
+        obfuscate(destination.first(got), m_position, m_key);
+        m_position += got;
+        return got;
+    }
+
+    void read(std::span<std::byte> destination)
+    {
+        if (read_some(destination) != destination.size()) throw SerializeError(model::errors::kEndOfData);
+    }
+
+    std::byte read_byte()
+    {
+        std::byte value;
+        read(std::span{&value, 1});
+        return value;
+    }
+
+    void ignore(size_t count)
+    {
+        std::byte scratch[4096];
+        while (count > 0) {
+            const size_t step = std::min(count, sizeof scratch);
+            read(std::span{scratch, step});
+            count -= step;
+        }
+    }
+
+    void write(std::span<const std::byte> source)
+    {
+        require_writable();
+        if (is_zero_key(m_key)) return write_obfuscated(source);
+        std::byte scratch[4096];
+        while (!source.empty()) {
+            const size_t step = std::min(source.size(), sizeof scratch);
+            std::memcpy(scratch, source.data(), step);
+            obfuscate(std::span{scratch, step}, m_position, m_key);
+            write_obfuscated(std::span{scratch, step});
+            source = source.subspan(step);
+        }
+    }
+
+    // OPTIMIZATIONS.md row 1 (one-byte write fast path): no scratch buffer, the key byte at the position.
+    void write_byte(std::byte value)
+    {
+        require_writable();
+        value ^= m_key[m_position % 8];
+        if (std::fputc(std::to_integer<int>(value), m_file) == EOF || std::ferror(m_file)) fail("write failed", errno);
+        ++m_position;
+    }
+
+    // Writes bytes that the caller already obfuscated for position() (BufferedWriter's batched XOR).
+    void write_obfuscated(std::span<const std::byte> source)
+    {
+        require_writable();
+        if (source.empty()) return;
+        // glibc's fwrite on an unbuffered stream can return the full count although the write failed;
+        // only the stream's error flag tells (docs/file-io.md, "What the fault matrix found").
+        const size_t written = std::fwrite(source.data(), 1, source.size(), m_file);
+        if (written != source.size() || std::ferror(m_file)) fail("write failed", errno);
+        m_position += source.size();
+    }
+
+    // Hands every byte written so far to the OS (fflush).
+    void flush()
+    {
+        require_writable();
+        if (std::fflush(m_file) != 0 || std::ferror(m_file)) fail("flush failed", errno);
+    }
+
+    // Closes the file; throws when the close (its final flush) fails or an earlier write failed.
+    void close()
+    {
+        require_open();
+        std::FILE* file = m_file;
+        m_file = nullptr;
+        // fclose returns 0 after an earlier failed write whose bytes it already dropped.
+        const bool error_flag = std::ferror(file) != 0;
+        const int result = std::fclose(file);
+        const int error_number = errno;
+        if (m_failed) throw FileError(file_detail::kFailedEarlier);
+        if (result != 0 || error_flag) throw FileError(file_detail::describe("close failed", error_number));
+    }
+
+private:
+    void require_open() const
+    {
+        if (!m_file) throw FileError("file is closed");
+    }
+    void require_writable() const
+    {
+        require_open();
+        if (m_failed) throw FileError(file_detail::kFailedEarlier);
+    }
+    [[noreturn]] void fail(const char* what, int error_number)
+    {
+        m_failed = true;
+        throw FileError(file_detail::describe(what, error_number));
+    }
+
+    std::FILE* m_file;
+    ObfuscationKey m_key;
+    uint64_t m_position = 0;
+    bool m_failed = false;
+};
+
+// Reads through a buffer refilled from an AutoFile. Do not read the AutoFile directly meanwhile.
+class BufferedReader {
+public:
+    static constexpr size_t kDefaultBufferSize = 16 * 1024;
+
+    explicit BufferedReader(AutoFile& file, size_t buffer_size = kDefaultBufferSize)
+        : m_file{file}, m_buffer(std::max<size_t>(buffer_size, 1))
+    {
+    }
+
+    // The position of the next byte this reader returns (the file is ahead by what is buffered).
+    uint64_t position() const { return m_file.position() - (m_end - m_next); }
+
+    // OPTIMIZATIONS.md row 9 (BufferedReader): drain the buffer, read large destinations straight into
+    // place (AutoFile de-obfuscates at its own position), refill for small ones.
+    void read(std::span<std::byte> destination)
+    {
+        while (!destination.empty()) {
+            if (m_next == m_end) {
+                if (destination.size() >= m_buffer.size()) return m_file.read(destination);
+                refill();
+            }
+            const size_t step = std::min(destination.size(), m_end - m_next);
+            std::memcpy(destination.data(), m_buffer.data() + m_next, step);
+            m_next += step;
+            destination = destination.subspan(step);
+        }
+    }
+
+    std::byte read_byte()
+    {
+        if (m_next == m_end) refill();
+        return m_buffer[m_next++];
+    }
+
+    void ignore(size_t count)
+    {
+        while (count > 0) {
+            if (m_next == m_end) refill();
+            const size_t step = std::min(count, m_end - m_next);
+            m_next += step;
+            count -= step;
+        }
+    }
+
+private:
+    void refill()
+    {
+        m_next = 0;
+        m_end = m_file.read_some(m_buffer);
+        if (m_end == 0) throw SerializeError(model::errors::kEndOfData);
+    }
+
+    AutoFile& m_file;
+    std::vector<std::byte> m_buffer;
+    size_t m_next = 0;
+    size_t m_end = 0;
+};
+
+// Collects writes in a buffer and writes it obfuscated in one batch. Do not write the AutoFile
+// directly meanwhile. After any error every call throws, and nothing later is written.
+class BufferedWriter {
+public:
+    static constexpr size_t kDefaultBufferSize = 1024 * 1024;
+
+    explicit BufferedWriter(AutoFile& file, size_t buffer_size = kDefaultBufferSize)
+        : m_file{file}, m_buffer(std::max<size_t>(buffer_size, 1))
+    {
+    }
+    BufferedWriter(const BufferedWriter&) = delete;
+    BufferedWriter& operator=(const BufferedWriter&) = delete;
+    // Writes what is buffered when no error happened; a failure here is swallowed (a destructor cannot
+    // report it), so callers who need to know call flush() or close() first.
+    ~BufferedWriter()
+    {
+        if (m_failed || m_used == 0 || !m_file.is_open()) return;
+        try {
+            write_buffer();
+        } catch (const std::exception&) {
+        }
+    }
+
+    // The position the next byte will have in the file.
+    uint64_t position() const { return m_file.position() + m_used; }
+
+    void write(std::span<const std::byte> source)
+    {
+        require_usable();
+        if (source.empty()) return;
+        while (source.size() > m_buffer.size() - m_used) {
+            const size_t step = m_buffer.size() - m_used;
+            std::memcpy(m_buffer.data() + m_used, source.data(), step);
+            m_used += step;
+            source = source.subspan(step);
+            write_buffer();
+        }
+        std::memcpy(m_buffer.data() + m_used, source.data(), source.size());
+        m_used += source.size();
+    }
+
+    // OPTIMIZATIONS.md row 1 (one-byte write fast path): store the byte, no span machinery.
+    void write_byte(std::byte value)
+    {
+        require_usable();
+        if (m_used == m_buffer.size()) write_buffer();
+        m_buffer[m_used++] = value;
+    }
+
+    // Returns only when every byte written so far has reached the OS.
+    void flush()
+    {
+        require_usable();
+        write_buffer();
+        guarded([&] { m_file.flush(); });
+    }
+
+    // Flushes, then closes the file; throws if any byte did not reach the file.
+    void close()
+    {
+        require_usable();
+        write_buffer();
+        guarded([&] { m_file.close(); });
+    }
+
+private:
+    void require_usable() const
+    {
+        if (m_failed) throw FileError(file_detail::kFailedEarlier);
+    }
+
+    template <typename Action>
+    void guarded(Action action)
+    {
+        try {
+            action();
+        } catch (...) {
+            m_failed = true;
+            throw;
+        }
+    }
+
+    // OPTIMIZATIONS.md row 10 (BufferedWriter): XOR the whole buffer once at its file offset, write once.
+    void write_buffer()
+    {
+        if (m_used == 0) return;
+        const std::span<std::byte> pending{m_buffer.data(), m_used};
+        obfuscate(pending, m_file.position(), m_file.key());
+        // The buffer now holds obfuscated bytes: after a failure it must never be written again.
+        guarded([&] { m_file.write_obfuscated(pending); });
+        m_used = 0;
+    }
+
+    AutoFile& m_file;
+    std::vector<std::byte> m_buffer;
+    size_t m_used = 0;
+    bool m_failed = false;
+};
+
+static_assert(WriteStream<AutoFile> && ReadStream<AutoFile>);
+static_assert(WriteStream<BufferedWriter> && ReadStream<BufferedReader>);
+
+}  // namespace serdiff::optimized
