@@ -1,0 +1,185 @@
+// The serdiff CLI (SERDIFF_CLI) run as a process: `inspect` JSON fields and exit statuses
+// (0 agree, 1 decoding error, 2 usage).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "tests/test_util.h"
+
+namespace serdiff::test {
+namespace {
+
+struct CliRun {
+    int exit_status = -1;
+    std::string out;
+    std::string err;
+};
+
+// Runs `serdiff ARGUMENTS` through the shell (so ARGUMENTS may redirect stdin) and collects both streams.
+CliRun run_cli(const std::string& arguments)
+{
+    const std::filesystem::path err_path =
+        std::filesystem::temp_directory_path() / ("serdiff_cli_test_stderr_" + std::to_string(getpid()));
+    const std::string command = std::string("'") + SERDIFF_CLI + "' " + arguments + " 2>'" + err_path.string() + "'";
+    CliRun run;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) throw std::runtime_error("popen failed: " + command);
+    char buffer[65536];
+    size_t got;
+    while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) run.out.append(buffer, got);
+    const int status = pclose(pipe);
+    run.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    run.err = read_file_text(err_path);
+    std::filesystem::remove(err_path);
+    return run;
+}
+
+const std::string kSmallestBlock =
+    "mainnet-413567-0000000000000000025aff8be8a55df8f89c77296db6198f272d6577325d4069.raw";
+
+TEST(Cli, InspectBlockFileBothAgree)
+{
+    if (!have_data()) GTEST_SKIP() << "real data directory " << data_dir() << " is absent";
+    const std::filesystem::path path = data_dir() / "blocks" / kSmallestBlock;
+    const Bytes bytes = read_file_bytes(path);
+    const CliRun run = run_cli("inspect block '" + path.string() + "'");
+    ASSERT_EQ(run.exit_status, 0) << run.err;
+    const JsonValue result = parse_json(run.out);
+    EXPECT_TRUE(result["agree"].boolean);
+    EXPECT_EQ(result["difference"].text, "");
+    for (const char* side_name : {"optimized", "reference"}) {
+        SCOPED_TRACE(side_name);
+        const JsonValue& side = result[side_name];
+        EXPECT_TRUE(side["ok"].boolean);
+        EXPECT_FALSE(side.has("error"));
+        EXPECT_EQ(side["consumed"].text, std::to_string(bytes.size()));
+        EXPECT_EQ(side["size"].text, std::to_string(bytes.size()));
+        EXPECT_TRUE(side["reencoded_hex"].text == model::to_hex(bytes));
+        EXPECT_EQ(side["value"]["transactions"].items.size(), 1'557u);
+        EXPECT_EQ(side["value"]["header"]["version"].text, "4");
+    }
+}
+
+TEST(Cli, InspectBlockFromStdinWithOneImplementation)
+{
+    if (!have_data()) GTEST_SKIP() << "real data directory " << data_dir() << " is absent";
+    const std::filesystem::path path = data_dir() / "blocks" / kSmallestBlock;
+    const CliRun run = run_cli("inspect block --impl reference - < '" + path.string() + "'");
+    ASSERT_EQ(run.exit_status, 0) << run.err;
+    const JsonValue side = parse_json(run.out);
+    EXPECT_FALSE(side.has("agree"));
+    EXPECT_TRUE(side["ok"].boolean);
+    EXPECT_EQ(side["consumed"].text, "999887");
+}
+
+TEST(Cli, InspectHexInputs)
+{
+    {
+        const CliRun run = run_cli("inspect compactsize --hex fdfd00");
+        ASSERT_EQ(run.exit_status, 0) << run.err;
+        const JsonValue result = parse_json(run.out);
+        EXPECT_TRUE(result["agree"].boolean);
+        EXPECT_EQ(result["optimized"]["value"].text, "253");
+        EXPECT_EQ(result["optimized"]["consumed"].text, "3");
+        EXPECT_EQ(result["reference"]["reencoded_hex"].text, "fdfd00");
+        EXPECT_EQ(result["reference"]["size"].text, "3");
+    }
+    {
+        // Above MAX_SIZE: rejected by default, accepted without the range check.
+        EXPECT_EQ(run_cli("inspect compactsize --hex fe01000002").exit_status, 1);
+        const CliRun run = run_cli("inspect compactsize --no-range-check --hex fe01000002");
+        ASSERT_EQ(run.exit_status, 0) << run.err;
+        EXPECT_EQ(parse_json(run.out)["optimized"]["value"].text, "33554433");
+    }
+    {
+        const CliRun run = run_cli("inspect varint --int u16 --hex 82fe7f");
+        ASSERT_EQ(run.exit_status, 0) << run.err;
+        EXPECT_EQ(parse_json(run.out)["reference"]["value"].text, "65535");
+    }
+    {
+        // Empty inputs, zero flag, lock time 1000: the empty transaction, one trailing byte unread.
+        const CliRun run = run_cli("inspect tx --impl optimized --hex 020000000000e8030000ff");
+        ASSERT_EQ(run.exit_status, 0) << run.err;
+        const JsonValue side = parse_json(run.out);
+        EXPECT_EQ(side["consumed"].text, "10");
+        EXPECT_EQ(side["size"].text, "10");
+        EXPECT_EQ(side["value"]["lock_time"].text, "1000");
+        EXPECT_TRUE(side["value"]["inputs"].items.empty());
+    }
+    {
+        const CliRun run = run_cli("inspect header --hex " + std::string(160, '0'));
+        ASSERT_EQ(run.exit_status, 0) << run.err;
+        EXPECT_EQ(parse_json(run.out)["optimized"]["size"].text, "80");
+    }
+}
+
+TEST(Cli, DecodingErrorsExitOneWithJson)
+{
+    const struct {
+        const char* arguments;
+        const char* error;
+    } cases[] = {
+        {"inspect tx --hex 0200", "end of data"},
+        {"inspect compactsize --hex fd0000", "non-canonical"},
+        {"inspect varint --int u8 --hex 8100", "size too large"},
+        {"inspect tx-nowitness --hex ''", "end of data"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.arguments);
+        const CliRun run = run_cli(c.arguments);
+        EXPECT_EQ(run.exit_status, 1) << run.err;
+        const JsonValue result = parse_json(run.out);
+        EXPECT_TRUE(result["agree"].boolean);
+        for (const char* side_name : {"optimized", "reference"}) {
+            EXPECT_FALSE(result[side_name]["ok"].boolean);
+            EXPECT_EQ(result[side_name]["error"].text, c.error);
+        }
+    }
+    const CliRun single = run_cli("inspect locator --impl optimized --hex 01000000");
+    EXPECT_EQ(single.exit_status, 1);
+    EXPECT_EQ(parse_json(single.out)["error"].text, "end of data");
+}
+
+TEST(Cli, BadUsageExitsTwoWithAMessage)
+{
+    const char* const cases[] = {
+        "bogus-command",
+        "inspect",
+        "inspect nosuchtype --hex 00",
+        "inspect tx --hex zz",
+        "inspect tx --hex abc",
+        "inspect tx /nonexistent/serdiff/input.bin",
+        "inspect tx",
+        "inspect tx --impl sideways --hex 00",
+        "inspect varint --int u128 --hex 00",
+        "inspect tx --int u8 --hex 00",
+        "inspect tx --no-range-check --hex 00",
+        "inspect tx --hex 00 --hex 00",
+        "inspect tx --frobnicate --hex 00",
+    };
+    for (const char* arguments : cases) {
+        SCOPED_TRACE(arguments);
+        const CliRun run = run_cli(arguments);
+        EXPECT_EQ(run.exit_status, 2);
+        EXPECT_TRUE(run.out.empty()) << run.out;
+        EXPECT_NE(run.err.find("usage"), std::string::npos) << run.err;
+    }
+}
+
+TEST(Cli, HelpPrintsUsage)
+{
+    for (const char* arguments : {"", "help", "--help", "inspect --help"}) {
+        SCOPED_TRACE(arguments);
+        const CliRun run = run_cli(arguments);
+        EXPECT_EQ(run.exit_status, 0);
+        EXPECT_NE(run.out.find("usage: serdiff"), std::string::npos) << run.out;
+    }
+}
+
+}  // namespace
+}  // namespace serdiff::test

@@ -1,0 +1,310 @@
+// Shared helpers for the unit tests: both implementations behind one table, hex and file input, a small
+// JSON reader (for the transaction vectors and the CLI's output) and the real-data directory.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "differential/reference/reference.h"
+#include "model/decoded.h"
+#include "model/json.h"
+#include "model/model.h"
+#include "serialize/codec.h"
+
+namespace serdiff::test {
+
+using model::Bytes;
+using model::Decoded;
+
+// One implementation's facade as a table, so every check runs on both sides from one loop.
+struct Implementation {
+    const char* name;
+    Bytes (*encode_compactsize)(uint64_t);
+    Decoded<uint64_t> (*decode_compactsize)(std::span<const uint8_t>, bool);
+    Bytes (*encode_varint)(uint64_t, model::IntKind);
+    Decoded<uint64_t> (*decode_varint)(std::span<const uint8_t>, model::IntKind);
+    Bytes (*encode_transaction)(const model::Transaction&, bool);
+    Decoded<model::Transaction> (*decode_transaction)(std::span<const uint8_t>, bool);
+    Bytes (*encode_header)(const model::BlockHeader&);
+    Decoded<model::BlockHeader> (*decode_header)(std::span<const uint8_t>);
+    Bytes (*encode_block)(const model::Block&);
+    Decoded<model::Block> (*decode_block)(std::span<const uint8_t>);
+    Bytes (*encode_locator)(const model::BlockLocator&);
+    Decoded<model::BlockLocator> (*decode_locator)(std::span<const uint8_t>);
+    Bytes (*encode_block_undo)(const model::BlockUndo&);
+    Decoded<model::BlockUndo> (*decode_block_undo)(std::span<const uint8_t>);
+};
+
+inline const Implementation kOptimized{
+    .name = "optimized",
+    .encode_compactsize = &optimized::encode_compactsize,
+    .decode_compactsize = &optimized::decode_compactsize,
+    .encode_varint = &optimized::encode_varint,
+    .decode_varint = &optimized::decode_varint,
+    .encode_transaction = &optimized::encode_transaction,
+    .decode_transaction = &optimized::decode_transaction,
+    .encode_header = &optimized::encode_header,
+    .decode_header = &optimized::decode_header,
+    .encode_block = &optimized::encode_block,
+    .decode_block = &optimized::decode_block,
+    .encode_locator = &optimized::encode_locator,
+    .decode_locator = &optimized::decode_locator,
+    .encode_block_undo = &optimized::encode_block_undo,
+    .decode_block_undo = &optimized::decode_block_undo,
+};
+
+inline const Implementation kReference{
+    .name = "reference",
+    .encode_compactsize = &reference::encode_compactsize,
+    .decode_compactsize = &reference::decode_compactsize,
+    .encode_varint = &reference::encode_varint,
+    .decode_varint = &reference::decode_varint,
+    .encode_transaction = &reference::encode_transaction,
+    .decode_transaction = &reference::decode_transaction,
+    .encode_header = &reference::encode_header,
+    .decode_header = &reference::decode_header,
+    .encode_block = &reference::encode_block,
+    .decode_block = &reference::decode_block,
+    .encode_locator = &reference::encode_locator,
+    .decode_locator = &reference::decode_locator,
+    .encode_block_undo = &reference::encode_block_undo,
+    .decode_block_undo = &reference::decode_block_undo,
+};
+
+inline const Implementation* const kImplementations[] = {&kOptimized, &kReference};
+
+// Hex written in a test; a typo in a table is a bug in the test, so it throws.
+inline Bytes hex(std::string_view text)
+{
+    std::string compact;
+    for (char c : text)
+        if (c != ' ') compact += c;
+    Bytes out;
+    if (!model::from_hex(compact, out)) throw std::invalid_argument("bad hex in test: " + std::string(text));
+    return out;
+}
+
+inline std::string to_hex(const Bytes& bytes) { return model::to_hex(bytes); }
+
+// EXPECT_TRUE(decodes_to(decoded, value, consumed)): success with exactly this value and length.
+template <typename T>
+::testing::AssertionResult decodes_to(const Decoded<T>& decoded, const T& expected, size_t expected_consumed)
+{
+    if (!decoded.ok) return ::testing::AssertionFailure() << "decoding failed with '" << decoded.error << "'";
+    if (decoded.consumed != expected_consumed)
+        return ::testing::AssertionFailure() << "consumed " << decoded.consumed << ", expected " << expected_consumed;
+    if (!(decoded.value == expected))
+        return ::testing::AssertionFailure() << "value " << decoded.value << "\n   expected " << expected;
+    return ::testing::AssertionSuccess();
+}
+
+// EXPECT_TRUE(fails_with(decoded, model::errors::kEndOfData)): rejected with exactly this message.
+template <typename T>
+::testing::AssertionResult fails_with(const Decoded<T>& decoded, std::string_view expected_error)
+{
+    if (decoded.ok) return ::testing::AssertionFailure() << "decoded (" << decoded.consumed << " bytes) instead of failing";
+    if (decoded.error != expected_error)
+        return ::testing::AssertionFailure() << "error '" << decoded.error << "', expected '" << expected_error << "'";
+    return ::testing::AssertionSuccess();
+}
+
+inline Bytes concat(std::initializer_list<Bytes> parts)
+{
+    Bytes out;
+    for (const Bytes& part : parts) out.insert(out.end(), part.begin(), part.end());
+    return out;
+}
+
+inline Bytes repeat_byte(uint8_t byte, size_t count) { return Bytes(count, byte); }
+
+inline std::filesystem::path data_dir() { return SERDIFF_DATA_DIR; }
+
+// True when the real-data directory (../shared/data) is present; tests using it skip otherwise.
+inline bool have_data() { return std::filesystem::is_regular_file(data_dir() / "README.md"); }
+
+inline Bytes read_file_bytes(const std::filesystem::path& path)
+{
+    std::ifstream file(path, std::ios::binary);
+    if (!file) throw std::runtime_error("cannot open " + path.string());
+    return Bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
+inline std::string read_file_text(const std::filesystem::path& path)
+{
+    std::ifstream file(path, std::ios::binary);
+    if (!file) throw std::runtime_error("cannot open " + path.string());
+    return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
+// A parsed JSON value: enough of JSON for the test vectors and the CLI's output (no \u escapes beyond
+// ASCII, numbers kept as their text).
+struct JsonValue {
+    enum class Kind { Null, Bool, Number, String, Array, Object } kind = Kind::Null;
+    bool boolean = false;
+    std::string text;  // a string's contents or a number's digits
+    std::vector<JsonValue> items;
+    // An object's members in order: keys[i] names values[i] (a pair would need the complete type).
+    std::vector<std::string> keys;
+    std::vector<JsonValue> values;
+
+    // Member lookup; throws when absent so a test failure names the missing key.
+    const JsonValue& operator[](std::string_view key) const
+    {
+        for (size_t i = 0; i < keys.size(); ++i)
+            if (keys[i] == key) return values[i];
+        throw std::out_of_range("JSON object has no member '" + std::string(key) + "'");
+    }
+    bool has(std::string_view key) const
+    {
+        for (const std::string& name : keys)
+            if (name == key) return true;
+        return false;
+    }
+};
+
+class JsonReader {
+public:
+    explicit JsonReader(std::string_view text) : text_(text) {}
+
+    JsonValue parse_document()
+    {
+        JsonValue value = parse_value();
+        skip_space();
+        if (pos_ != text_.size()) fail("trailing characters");
+        return value;
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& what) const
+    {
+        throw std::runtime_error("JSON: " + what + " at offset " + std::to_string(pos_));
+    }
+
+    void skip_space()
+    {
+        while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\r' ||
+                                       text_[pos_] == '\t'))
+            ++pos_;
+    }
+
+    bool consume(char expected)
+    {
+        skip_space();
+        if (pos_ < text_.size() && text_[pos_] == expected) {
+            ++pos_;
+            return true;
+        }
+        return false;
+    }
+
+    void expect(char expected)
+    {
+        if (!consume(expected)) fail(std::string("expected '") + expected + "'");
+    }
+
+    bool consume_word(std::string_view word)
+    {
+        if (text_.substr(pos_, word.size()) != word) return false;
+        pos_ += word.size();
+        return true;
+    }
+
+    std::string parse_string()
+    {
+        expect('"');
+        std::string out;
+        while (true) {
+            if (pos_ >= text_.size()) fail("unterminated string");
+            char c = text_[pos_++];
+            if (c == '"') return out;
+            if (c != '\\') {
+                out += c;
+                continue;
+            }
+            if (pos_ >= text_.size()) fail("unterminated escape");
+            char escaped = text_[pos_++];
+            switch (escaped) {
+            case 'n': out += '\n'; break;
+            case 't': out += '\t'; break;
+            case 'r': out += '\r'; break;
+            case 'b': out += '\b'; break;
+            case 'f': out += '\f'; break;
+            case 'u': {
+                if (pos_ + 4 > text_.size()) fail("short \\u escape");
+                unsigned code = std::stoul(std::string(text_.substr(pos_, 4)), nullptr, 16);
+                if (code > 0x7f) fail("non-ASCII \\u escape");
+                out += static_cast<char>(code);
+                pos_ += 4;
+                break;
+            }
+            default: out += escaped;
+            }
+        }
+    }
+
+    JsonValue parse_value()
+    {
+        skip_space();
+        if (pos_ >= text_.size()) fail("unexpected end");
+        JsonValue value;
+        char c = text_[pos_];
+        if (c == '{') {
+            value.kind = JsonValue::Kind::Object;
+            ++pos_;
+            if (consume('}')) return value;
+            do {
+                skip_space();
+                std::string key = parse_string();
+                expect(':');
+                value.keys.push_back(std::move(key));
+                value.values.push_back(parse_value());
+            } while (consume(','));
+            expect('}');
+        } else if (c == '[') {
+            value.kind = JsonValue::Kind::Array;
+            ++pos_;
+            if (consume(']')) return value;
+            do {
+                value.items.push_back(parse_value());
+            } while (consume(','));
+            expect(']');
+        } else if (c == '"') {
+            value.kind = JsonValue::Kind::String;
+            value.text = parse_string();
+        } else if (consume_word("true")) {
+            value.kind = JsonValue::Kind::Bool;
+            value.boolean = true;
+        } else if (consume_word("false")) {
+            value.kind = JsonValue::Kind::Bool;
+        } else if (consume_word("null")) {
+            value.kind = JsonValue::Kind::Null;
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            value.kind = JsonValue::Kind::Number;
+            size_t start = pos_;
+            while (pos_ < text_.size() && std::string_view("+-.eE0123456789").find(text_[pos_]) != std::string_view::npos)
+                ++pos_;
+            value.text = std::string(text_.substr(start, pos_ - start));
+        } else {
+            fail(std::string("unexpected character '") + c + "'");
+        }
+        return value;
+    }
+
+    std::string_view text_;
+    size_t pos_ = 0;
+};
+
+inline JsonValue parse_json(std::string_view text) { return JsonReader(text).parse_document(); }
+
+}  // namespace serdiff::test
