@@ -6,6 +6,7 @@
 
 #include "model/model.h"
 #include "serialize/compression.h"
+#include "serialize/planted.h"
 #include "serialize/serialize.h"
 
 namespace serdiff::optimized {
@@ -31,7 +32,10 @@ inline constexpr uint8_t kWitnessFlag = 1;
 template <WriteStream S>
 void SerializeTransaction(S& s, const model::Transaction& tx, bool allow_witness)
 {
-    const bool with_witness = allow_witness && tx.has_witness();
+    const bool with_witness =
+        allow_witness && (planted::witness_first_input_only
+                              ? !tx.inputs.empty() && !tx.inputs.front().witness.stack.empty()
+                              : tx.has_witness());
     Serialize(s, tx.version);
     if (with_witness) {
         s.write_byte(std::byte{0});  // an empty input vector, which a witness reader takes as the marker
