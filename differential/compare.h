@@ -1,0 +1,75 @@
+// Differential comparison of optimized vs reference results; any difference prints a mismatch report and aborts.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "model/decoded.h"
+#include "model/json.h"
+#include "model/model.h"
+
+namespace serdiff::differential {
+
+// Prints the report (headline, details, the fuzz input in hex) to stderr and aborts, so libFuzzer,
+// AFL++ and the replay driver all record a crash that replays with one command.
+[[noreturn]] void report_mismatch(std::string_view label, std::string_view what, std::string_view details,
+                                  std::span<const uint8_t> input);
+
+// Describes where two byte strings first differ, with both sides in hex around that offset (±16 bytes);
+// empty when they are equal. `left_name`/`right_name` label the two sides.
+std::string describe_byte_difference(std::span<const uint8_t> left, std::span<const uint8_t> right,
+                                     std::string_view left_name = "optimized",
+                                     std::string_view right_name = "reference");
+
+// Byte strings must be identical.
+void compare_bytes(std::string_view label, std::span<const uint8_t> optimized, std::span<const uint8_t> reference,
+                   std::span<const uint8_t> input);
+
+// Printable form of a decoded value: integers in decimal and hex, model types as JSON.
+template <std::integral T>
+std::string describe_value(T value)
+{
+    return std::to_string(value);
+}
+template <typename T>
+    requires requires(const T& value) { model::to_json(value); }
+std::string describe_value(const T& value)
+{
+    return model::to_json(value);
+}
+
+// The two printed values with the first differing character marked (long JSON is cut around it).
+std::string describe_text_difference(const std::string& optimized, const std::string& reference);
+
+// Accept/reject, error message, bytes consumed and (via ==) the value must all agree.
+template <typename T>
+void compare_decoded(std::string_view label, const model::Decoded<T>& optimized, const model::Decoded<T>& reference,
+                     std::span<const uint8_t> input)
+{
+    auto outcome = [](const model::Decoded<T>& decoded) {
+        return decoded.ok ? std::string("accepted") : "rejected: " + model::json_quote(decoded.error);
+    };
+    if (optimized.ok != reference.ok)
+        report_mismatch(label, "accept/reject differs",
+                        "optimized " + outcome(optimized) + "\nreference " + outcome(reference), input);
+    if (!optimized.ok) {
+        if (optimized.error != reference.error)
+            report_mismatch(label, "error message differs",
+                            "optimized " + outcome(optimized) + "\nreference " + outcome(reference), input);
+        return;
+    }
+    if (optimized.consumed != reference.consumed)
+        report_mismatch(label, "bytes consumed differ",
+                        "optimized consumed " + std::to_string(optimized.consumed) + "\nreference consumed " +
+                            std::to_string(reference.consumed),
+                        input);
+    if (!(optimized.value == reference.value))
+        report_mismatch(label, "decoded value differs",
+                        describe_text_difference(describe_value(optimized.value), describe_value(reference.value)),
+                        input);
+}
+
+}  // namespace serdiff::differential

@@ -1,0 +1,8 @@
+// Target block_header: the 80-byte header decoded, compared and round-tripped on both sides.
+#include "differential/codecs.h"
+#include "fuzz_targets/registry.h"
+
+SERDIFF_FUZZ_TARGET(block_header)
+{
+    serdiff::differential::check_decode_round_trip(serdiff::differential::header_codec(), input);
+}

@@ -1,0 +1,33 @@
+// Target compact_size: decode with and without the range check, and encode any 64-bit value, on both sides.
+#include "differential/compare.h"
+#include "differential/fuzz_input.h"
+#include "differential/reference/reference.h"
+#include "fuzz_targets/registry.h"
+#include "serialize/codec.h"
+
+using namespace serdiff;
+
+SERDIFF_FUZZ_TARGET(compact_size)
+{
+    for (const bool range_check : {true, false}) {
+        const std::string label = range_check ? "compact_size(range check)" : "compact_size(no range check)";
+        const auto optimized_decoded = optimized::decode_compactsize(input, range_check);
+        differential::compare_decoded(label + " decode", optimized_decoded,
+                                      reference::decode_compactsize(input, range_check), input);
+        if (!optimized_decoded.ok) continue;
+        // A decoded CompactSize is canonical, so its encoding is exactly the bytes consumed.
+        const model::Bytes encoded = optimized::encode_compactsize(optimized_decoded.value);
+        differential::compare_bytes(label + " round trip", encoded, input.first(optimized_decoded.consumed), input);
+    }
+
+    differential::FuzzInput fuzz(input);
+    const uint64_t value = fuzz.integral<uint64_t>();
+    const model::Bytes optimized_encoded = optimized::encode_compactsize(value);
+    differential::compare_bytes("compact_size encode", optimized_encoded, reference::encode_compactsize(value), input);
+    const auto decoded_back = optimized::decode_compactsize(optimized_encoded, false);
+    if (!decoded_back.ok || decoded_back.value != value || decoded_back.consumed != optimized_encoded.size())
+        differential::report_mismatch("compact_size encode", "the encoding does not decode back to the value",
+                                      "value " + std::to_string(value) + " encoded as " +
+                                          model::to_hex(optimized_encoded),
+                                      input);
+}

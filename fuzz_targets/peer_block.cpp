@@ -1,0 +1,14 @@
+// Target peer_block: optimized vs reference exactly, then every linked peer's verdict against the reference.
+#include "differential/codecs.h"
+#include "fuzz_targets/registry.h"
+#ifdef SERDIFF_WITH_PEERS
+#include "differential/oracles/fuzz_check.h"
+#endif
+
+SERDIFF_FUZZ_TARGET(peer_block)
+{
+    serdiff::differential::check_decode_round_trip(serdiff::differential::block_codec(), input);
+#ifdef SERDIFF_WITH_PEERS  // defined by differential/oracles/CMakeLists.txt when the peers are built
+    serdiff::oracles::check_peers(serdiff::oracles::ObjectKind::block, input, true);
+#endif
+}

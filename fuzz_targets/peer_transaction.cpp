@@ -1,0 +1,16 @@
+// Target peer_transaction: optimized vs reference exactly, then every linked peer's verdict against the reference.
+#include "differential/codecs.h"
+#include "fuzz_targets/registry.h"
+#ifdef SERDIFF_WITH_PEERS
+#include "differential/oracles/fuzz_check.h"
+#endif
+
+SERDIFF_FUZZ_TARGET(peer_transaction)
+{
+    serdiff::differential::check_decode_round_trip(serdiff::differential::transaction_codec(true), input);
+    serdiff::differential::check_decode_round_trip(serdiff::differential::transaction_codec(false), input);
+#ifdef SERDIFF_WITH_PEERS  // defined by differential/oracles/CMakeLists.txt when the peers are built
+    serdiff::oracles::check_peers(serdiff::oracles::ObjectKind::transaction, input, true);
+    serdiff::oracles::check_peers(serdiff::oracles::ObjectKind::transaction, input, false);
+#endif
+}

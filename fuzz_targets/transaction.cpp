@@ -1,0 +1,9 @@
+// Target transaction: decode arbitrary bytes with and without witness on both sides; round-trip what decodes.
+#include "differential/codecs.h"
+#include "fuzz_targets/registry.h"
+
+SERDIFF_FUZZ_TARGET(transaction)
+{
+    serdiff::differential::check_decode_round_trip(serdiff::differential::transaction_codec(true), input);
+    serdiff::differential::check_decode_round_trip(serdiff::differential::transaction_codec(false), input);
+}
