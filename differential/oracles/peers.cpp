@@ -1,0 +1,130 @@
+// The list of linked peers (with or without python-bitcoinlib) and the reference/peer verdict comparison.
+#include "differential/oracles/peers.h"
+
+#include <cstdlib>
+#include <string_view>
+
+#include "differential/reference/reference.h"
+
+#ifndef SERDIFF_WITH_PYTHON_PEER
+#error "SERDIFF_WITH_PYTHON_PEER must be 0 or 1 (set by differential/oracles/CMakeLists.txt)"
+#endif
+
+extern "C" void serdiff_peer_result_free(serdiff_peer_result* result)
+{
+    if (result == nullptr) return;
+    std::free(result->reencoded);
+    result->reencoded = nullptr;
+    result->reencoded_len = 0;
+}
+
+namespace serdiff::oracles {
+
+namespace {
+
+constexpr Peer kPeers[] = {
+    {"rust-bitcoin", SERDIFF_RUST_BITCOIN_VERSION, serdiff_peer_rust_bitcoin_decode_tx,
+     serdiff_peer_rust_bitcoin_decode_block, serdiff_peer_rust_bitcoin_bench_block},
+    {"btcd", SERDIFF_BTCD_VERSION, serdiff_peer_btcd_decode_tx, serdiff_peer_btcd_decode_block,
+     serdiff_peer_btcd_bench_block},
+#if SERDIFF_WITH_PYTHON_PEER
+    {"python-bitcoinlib", SERDIFF_PYTHON_BITCOINLIB_VERSION, serdiff_peer_python_bitcoinlib_decode_tx,
+     serdiff_peer_python_bitcoinlib_decode_block, nullptr},
+#endif
+};
+
+}  // namespace
+
+std::span<const Peer> linked_peers() { return kPeers; }
+
+const Peer* find_peer(std::string_view name)
+{
+    for (const Peer& peer : kPeers)
+        if (name == peer.name) return &peer;
+    return nullptr;
+}
+
+const char* kind_name(ObjectKind kind) { return kind == ObjectKind::transaction ? "tx" : "block"; }
+
+Verdict reference_verdict(ObjectKind kind, std::span<const uint8_t> input, bool allow_witness)
+{
+    Verdict verdict;
+    if (kind == ObjectKind::transaction) {
+        auto decoded = reference::decode_transaction(input, allow_witness);
+        verdict.accepted = decoded.ok;
+        verdict.error = decoded.error;
+        if (decoded.ok) {
+            verdict.consumed = decoded.consumed;
+            verdict.reencoded = reference::encode_transaction(decoded.value, allow_witness);
+            verdict.transactions.push_back(std::move(decoded.value));
+        }
+    } else {
+        auto decoded = reference::decode_block(input);
+        verdict.accepted = decoded.ok;
+        verdict.error = decoded.error;
+        if (decoded.ok) {
+            verdict.consumed = decoded.consumed;
+            verdict.reencoded = reference::encode_block(decoded.value);
+            verdict.transactions = std::move(decoded.value.transactions);
+        }
+    }
+    return verdict;
+}
+
+Verdict peer_verdict(const Peer& peer, ObjectKind kind, std::span<const uint8_t> input, bool allow_witness)
+{
+    serdiff_peer_result result{};
+    const int status = kind == ObjectKind::transaction
+                           ? peer.decode_tx(input.data(), input.size(), allow_witness ? 1 : 0, &result)
+                           : peer.decode_block(input.data(), input.size(), &result);
+    Verdict verdict;
+    verdict.status = status == SERDIFF_PEER_OK            ? Verdict::Status::ok
+                     : status == SERDIFF_PEER_UNSUPPORTED ? Verdict::Status::unsupported
+                                                          : Verdict::Status::internal_error;
+    verdict.accepted = status == SERDIFF_PEER_OK && result.accepted != 0;
+    verdict.error = result.error;
+    if (verdict.accepted) {
+        verdict.consumed = result.consumed;
+        verdict.reencoded.assign(result.reencoded, result.reencoded + result.reencoded_len);
+    }
+    serdiff_peer_result_free(&result);
+    return verdict;
+}
+
+std::string describe(const Verdict& verdict)
+{
+    switch (verdict.status) {
+    case Verdict::Status::unsupported: return "unsupported";
+    case Verdict::Status::internal_error: return "internal error: " + verdict.error;
+    case Verdict::Status::ok: break;
+    }
+    if (!verdict.accepted) return "reject (" + verdict.error + ")";
+    std::string text = "accept, " + std::to_string(verdict.consumed) + " bytes";
+    if (verdict.reencoded.size() <= 64) text += ", re-encodes " + model::to_hex(verdict.reencoded);
+    return text;
+}
+
+std::string disagreement(const Verdict& reference, const Verdict& peer)
+{
+    if (peer.status == Verdict::Status::unsupported) return "";
+    if (peer.status == Verdict::Status::internal_error) return "peer failed internally: " + peer.error;
+    if (reference.accepted != peer.accepted)
+        return reference.accepted ? "reference accepts, peer rejects (" + peer.error + ")"
+                                  : "reference rejects (" + reference.error + "), peer accepts";
+    if (!reference.accepted) return "";
+    if (reference.consumed != peer.consumed)
+        return "consumed differs: reference " + std::to_string(reference.consumed) + ", peer " +
+               std::to_string(peer.consumed);
+    if (reference.reencoded != peer.reencoded) {
+        size_t offset = 0;
+        while (offset < reference.reencoded.size() && offset < peer.reencoded.size() &&
+               reference.reencoded[offset] == peer.reencoded[offset])
+            ++offset;
+        return "re-encoding differs at byte " + std::to_string(offset) + " (reference " +
+               std::to_string(reference.reencoded.size()) + " bytes, peer " + std::to_string(peer.reencoded.size()) +
+               " bytes)";
+    }
+    return "";
+}
+
+}  // namespace serdiff::oracles
