@@ -3,15 +3,24 @@
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build build-asan test clean help
+TIME ?= 60
+ENGINE ?= libfuzzer
+TARGETS ?=
+
+.PHONY: all deps build build-asan test clean help fuzz fuzz-build corpus-merge corpora
 
 all: build
 
 help:
-	@echo "make test     build under ASan+UBSan (build/asan) and run every test"
+	@echo "make test     build under ASan+UBSan (build/asan), run every test, then the Hypothesis properties"
 	@echo "make build    optimized build, CLI at build/bin/serdiff"
 	@echo "make deps     install the Debian packages serdiff needs (idempotent)"
 	@echo "make clean    remove build/"
+	@echo "make fuzz     fuzz every target: TIME=60 (s per target) TARGETS='a b' ENGINE=libfuzzer|afl|hypothesis JOBS=nproc"
+	@echo "make corpus-merge   add fuzz-out/corpus inputs with new coverage to corpora/ (libFuzzer -merge=1)"
+	@echo "make corpora  regenerate the committed seeds and dictionaries (tools/corpus_gen)"
+	@echo "make bench    benchmarks on the mainnet blocks: table + bench-out/results.json (docs/bench.md)"
+	@echo "make bench-callgrind   the same cases' instruction counts under callgrind (bench-out/callgrind.json)"
 
 deps:
 	@ci/install-deps.sh
@@ -26,6 +35,63 @@ build-asan: deps
 
 test: build-asan
 	@ctest --preset asan -j $(JOBS)
+	@$(MAKE) --no-print-directory python-test
+
+# Fuzzing (docs/fuzzing.md): binaries in build/fuzz-<engine>, findings in fuzz-out/.
+fuzz: deps
+ifeq ($(ENGINE),hypothesis)
+	@$(MAKE) --no-print-directory fuzz-hypothesis
+else
+	@python3 tools/fuzz/run.py fuzz --time $(TIME) --engine $(ENGINE) --jobs $(JOBS) --targets "$(TARGETS)"
+endif
+
+fuzz-build: deps
+	@python3 tools/fuzz/run.py build --engine $(ENGINE) --jobs $(JOBS)
+
+corpus-merge: deps
+	@python3 tools/fuzz/run.py merge --jobs $(JOBS) --targets "$(TARGETS)"
+
+corpora: build-asan
+	@build/asan/bin/serdiff_corpus_gen --out corpora
 
 clean:
 	rm -rf build
+
+# Python bindings, pure-Python spec codec and Hypothesis properties (python/, docs/python.md). The venv
+# (build/python-venv) and the extension are built first, incrementally. HYPOTHESIS_PROFILE=ci|nightly|dev.
+HYPOTHESIS_PROFILE ?= ci
+.PHONY: python-build python-test fuzz-hypothesis python-planted-bug
+
+python-build: deps
+	@python/build.sh
+
+python-test: python-build
+	@cd python && HYPOTHESIS_PROFILE=$(HYPOTHESIS_PROFILE) ../build/python-venv/bin/pytest -p no:cacheprovider tests
+
+# The properties as one atheris-driven fuzzer for TIME seconds (the same TIME as `make fuzz`).
+fuzz-hypothesis: python-build
+	@build/python-venv/bin/python python/fuzz_hypothesis.py --seconds $(TIME)
+
+# Builds a test-only extension with a planted optimized-side bug and shows the properties find and shrink it.
+PLANTED_BUG ?= witness_first_input_only
+python-planted-bug: python-build
+	@python/check_planted_bug.sh $(PLANTED_BUG)
+
+# Benchmarks (docs/bench.md): an -O2 -DNDEBUG tree in build/bench, the table on stdout and in
+# bench-out/results.json. BENCH_REPETITIONS/BENCH_MIN_TIME (s per repetition)/BENCH_FILTER (regex) tune it;
+# bench-callgrind counts instructions per operation under valgrind instead of timing.
+BENCH_REPETITIONS ?= 3
+BENCH_MIN_TIME ?= 0.2
+BENCH_FILTER ?= .
+.PHONY: bench bench-build bench-callgrind
+
+bench-build: deps
+	@cmake --preset bench >/dev/null
+	@cmake --build --preset bench --target serdiff_bench -j $(JOBS)
+
+bench: bench-build
+	@python3 bench/report.py run --binary build/bench/bin/serdiff_bench --out bench-out \
+	  --repetitions $(BENCH_REPETITIONS) --min-time $(BENCH_MIN_TIME) --filter '$(BENCH_FILTER)'
+
+bench-callgrind: bench-build
+	@python3 bench/report.py callgrind --binary build/bench/bin/serdiff_bench --out bench-out --filter '$(BENCH_FILTER)'

@@ -6,10 +6,20 @@ set -euo pipefail
 packages=(
   cmake ninja-build make git python3 python3-venv pkg-config
   clang-19 libclang-rt-19-dev libfuzzer-19-dev llvm-19   # compiler, sanitizers, libFuzzer, llvm-cov
-  g++                                                    # the second compiler
+  g++ afl++                                              # the second compiler; AFL++ (runtime, libAFLDriver)
   libgtest-dev                                           # unit tests
+  libbenchmark-dev valgrind                              # make bench (Google Benchmark), make bench-callgrind
   libssl-dev libsecp256k1-dev                            # SHA-256 (OpenSSL), EC key decompression
+  python3-dev python3-pip                                # python-bitcoinlib peer: embedded libpython, pip
 )
+
+# The rust-bitcoin and btcd peers (differential/oracles/) need cargo and go, which the project's machines
+# have preinstalled (Debian's are too old); without them CMake builds with SERDIFF_PEERS=OFF and says so.
+for tool in cargo go; do
+  if ! command -v "$tool" >/dev/null && [ ! -x "$HOME/.cargo/bin/$tool" ] && [ ! -x "/usr/local/go/bin/$tool" ]; then
+    echo "install-deps: $tool not found: the peer implementations will be left out (SERDIFF_PEERS=OFF)" >&2
+  fi
+done
 
 missing=()
 for p in "${packages[@]}"; do
