@@ -181,5 +181,28 @@ TEST(Cli, HelpPrintsUsage)
     }
 }
 
+TEST(Cli, InspectAllShowsEveryPeerWithTheAllowListEntryThatExplainsIt)
+{
+    // No inputs and a zero segwit flag: Core (and the reference) read an empty transaction; rust-bitcoin
+    // and btcd reject it, and the allow-list names why.
+    const CliRun run = run_cli("inspect tx --impl all --hex 01000000000000000000");
+    if (run.exit_status == 2 && run.err.find("SERDIFF_PEERS=OFF") != std::string::npos)
+        GTEST_SKIP() << "serdiff was built without the peers: " << run.err;
+    ASSERT_EQ(run.exit_status, 0) << run.err;
+    const JsonValue result = parse_json(run.out);
+    EXPECT_TRUE(result["agree"].boolean);
+    EXPECT_FALSE(result["peers_unexplained"].boolean);
+    const JsonValue& rust = result["peers"]["rust-bitcoin"];
+    EXPECT_FALSE(rust["agrees_with_reference"].boolean);
+    EXPECT_NE(rust["explained_by"].text.find("rust-bitcoin#5460"), std::string::npos) << run.out;
+    EXPECT_TRUE(result["peers"]["python-bitcoinlib"]["agrees_with_reference"].boolean);
+}
+
+TEST(Cli, InspectAllIsOnlyForTypesThePeersDecode)
+{
+    const CliRun run = run_cli("inspect header --impl all --hex 00");
+    EXPECT_EQ(run.exit_status, 2);
+}
+
 }  // namespace
 }  // namespace serdiff::test

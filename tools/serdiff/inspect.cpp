@@ -13,6 +13,10 @@
 #include <type_traits>
 
 #include "differential/reference/reference.h"
+#ifdef SERDIFF_WITH_PEERS
+#include "differential/oracles/divergences.h"
+#include "differential/oracles/peers.h"
+#endif
 #include "model/json.h"
 #include "model/model.h"
 #include "serialize/codec.h"
@@ -25,9 +29,10 @@ constexpr int kExitAgreeOk = 0;
 constexpr int kExitDecodeError = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitDisagree = 3;
+constexpr int kExitPeerDivergence = 4;
 
 constexpr const char* kInspectUsage =
-    "usage: serdiff inspect TYPE [--impl optimized|reference|both] [--int KIND] [--no-range-check]\n"
+    "usage: serdiff inspect TYPE [--impl optimized|reference|both|all] [--int KIND] [--no-range-check]\n"
     "                            [--hex HEX | FILE | -]\n"
     "\n"
     "Decodes one object and prints one JSON object: ok, error (when not ok), consumed,\n"
@@ -35,7 +40,9 @@ constexpr const char* kInspectUsage =
     "{\"optimized\": {...}, \"reference\": {...}, \"agree\": bool, \"difference\": \"first field that differs\"}.\n"
     "\n"
     "TYPE              compactsize varint tx tx-nowitness header block locator blockundo\n"
-    "--impl IMPL       optimized, reference or both (default both)\n"
+    "--impl IMPL       optimized, reference or both (default both); all (tx, tx-nowitness, block): both,\n"
+    "                  plus every linked peer's verdict (rust-bitcoin, btcd, python-bitcoinlib) under \"peers\",\n"
+    "                  each with the allow-list entry that explains a divergence from the reference\n"
     "--int KIND        varint only: the integer type read into, u8 u16 u32 u64 i8 i16 i32 i64 (default u64)\n"
     "--no-range-check  compactsize only: accept values above MAX_SIZE (0x02000000)\n"
     "--hex HEX         the input as hex; FILE is read as raw bytes; - reads raw bytes from stdin\n"
@@ -43,7 +50,8 @@ constexpr const char* kInspectUsage =
     "size is the optimized SizeComputer result (the re-encoding's length for compactsize and varint,\n"
     "which have no SizeComputer entry point) and the reference re-encoding's length.\n"
     "Exit status: 0 decoded (and, with both, the implementations agree), 1 decoding error,\n"
-    "2 bad usage or unreadable input, 3 the implementations disagree.\n";
+    "2 bad usage or unreadable input, 3 the implementations disagree,\n"
+    "4 (--impl all) a peer diverges from the reference with no allow-list entry explaining it.\n";
 
 constexpr const char* kTypes[] = {"compactsize", "varint", "tx", "tx-nowitness",
                                   "header",      "block",  "locator", "blockundo"};
@@ -54,7 +62,7 @@ struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-enum class Impl { Optimized, Reference, Both };
+enum class Impl { Optimized, Reference, Both, All };
 
 struct Options {
     std::string type;
@@ -150,11 +158,47 @@ void write_stdout(const std::string& text)
     std::fflush(stdout);
 }
 
+#ifdef SERDIFF_WITH_PEERS
+// Every linked peer's verdict next to the reference's, with the allow-list entry that explains a divergence.
+std::string peers_json(const Options& options, bool& unexplained)
+{
+    const bool is_block = options.type == "block";
+    const oracles::ObjectKind kind = is_block ? oracles::ObjectKind::block : oracles::ObjectKind::transaction;
+    const bool allow_witness = options.type != "tx-nowitness";
+    const std::span<const uint8_t> input(options.input);
+    const oracles::Verdict reference = oracles::reference_verdict(kind, input, allow_witness);
+    std::string out = "{";
+    bool first = true;
+    for (const oracles::Peer& peer : oracles::linked_peers()) {
+        const oracles::Verdict verdict = oracles::peer_verdict(peer, kind, input, allow_witness);
+        const std::string disagreement = oracles::disagreement(reference, verdict);
+        std::string explained_by;
+        if (!disagreement.empty()) {
+            const oracles::Observation observation{kind, allow_witness, input, peer.name, reference, verdict};
+            const oracles::AllowedDivergence* entry = oracles::explain(observation);
+            if (entry) {
+                explained_by = std::string(entry->rule) + " (" + entry->upstream + ")";
+            } else {
+                unexplained = true;
+            }
+        }
+        out += first ? "" : ",";
+        first = false;
+        out += model::json_quote(peer.name) + ":{\"version\":" + model::json_quote(peer.version) +
+               ",\"verdict\":" + model::json_quote(oracles::describe(verdict)) +
+               ",\"agrees_with_reference\":" + (disagreement.empty() ? "true" : "false") +
+               ",\"disagreement\":" + model::json_quote(disagreement) +
+               ",\"explained_by\":" + model::json_quote(explained_by) + "}";
+    }
+    return out + "}";
+}
+#endif
+
 template <typename T>
 int inspect(const Codec<T>& optimized, const Codec<T>& reference, const Options& options)
 {
     std::span<const uint8_t> input(options.input);
-    if (options.impl != Impl::Both) {
+    if (options.impl == Impl::Optimized || options.impl == Impl::Reference) {
         const SideResult<T> side = run_side(options.impl == Impl::Optimized ? optimized : reference, input);
         write_stdout(side_json(side) + "\n");
         return side.ok ? kExitAgreeOk : kExitDecodeError;
@@ -162,10 +206,18 @@ int inspect(const Codec<T>& optimized, const Codec<T>& reference, const Options&
     const SideResult<T> optimized_side = run_side(optimized, input);
     const SideResult<T> reference_side = run_side(reference, input);
     const std::string difference = first_difference(optimized_side, reference_side);
+    std::string peers;
+    bool unexplained_peer = false;
+#ifdef SERDIFF_WITH_PEERS
+    if (options.impl == Impl::All)
+        peers = ",\"peers\":" + peers_json(options, unexplained_peer) +
+                ",\"peers_unexplained\":" + (unexplained_peer ? "true" : "false");
+#endif
     write_stdout("{\"optimized\":" + side_json(optimized_side) + ",\"reference\":" + side_json(reference_side) +
                  ",\"agree\":" + (difference.empty() ? "true" : "false") +
-                 ",\"difference\":" + model::json_quote(difference) + "}\n");
+                 ",\"difference\":" + model::json_quote(difference) + peers + "}\n");
     if (!difference.empty()) return kExitDisagree;
+    if (unexplained_peer) return kExitPeerDivergence;
     return optimized_side.ok ? kExitAgreeOk : kExitDecodeError;
 }
 
@@ -267,7 +319,15 @@ Impl parse_impl(const std::string& name)
     if (name == "optimized") return Impl::Optimized;
     if (name == "reference") return Impl::Reference;
     if (name == "both") return Impl::Both;
-    throw UsageError("unknown --impl '" + name + "' (expected optimized, reference or both)");
+    if (name == "all") {
+#ifdef SERDIFF_WITH_PEERS
+        return Impl::All;
+#else
+        throw UsageError("--impl all needs the peer implementations: this serdiff was built with SERDIFF_PEERS=OFF "
+                         "(they need cargo, go and python3-dev; see docs/divergences.md)");
+#endif
+    }
+    throw UsageError("unknown --impl '" + name + "' (expected optimized, reference, both or all)");
 }
 
 Options parse_arguments(int argc, char** argv)
@@ -311,6 +371,8 @@ Options parse_arguments(int argc, char** argv)
         }
     }
     if (options.int_kind_given && options.type != "varint") throw UsageError("--int applies only to TYPE varint");
+    if (options.impl == Impl::All && options.type != "tx" && options.type != "tx-nowitness" && options.type != "block")
+        throw UsageError("--impl all applies only to TYPE tx, tx-nowitness and block (the peers decode those)");
     if (!options.range_check && options.type != "compactsize")
         throw UsageError("--no-range-check  applies only to TYPE compactsize");
     switch (source) {
