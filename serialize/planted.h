@@ -2,6 +2,14 @@
 // SERDIFF_PLANTED_BUG_<NAME> (CMake: -DSERDIFF_PLANTED_BUG=<name>); normal builds define none.
 #pragma once
 
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+
 namespace serdiff::optimized::planted {
 
 #ifdef SERDIFF_PLANTED_BUG_WITNESS_FIRST_INPUT_ONLY
@@ -87,5 +95,81 @@ inline constexpr bool xor_tail_key_phase = true;  // OPTIMIZATIONS.md row 12: th
 #else
 inline constexpr bool xor_tail_key_phase = false;
 #endif
+
+// ---- Sanitizer-class defects: each proves one CI job catches its class (ci/planted.sh, docs/ci.md). ----
+
+#ifdef SERDIFF_PLANTED_BUG_P2PKH_SCRIPT_ONE_SHORT
+inline constexpr bool p2pkh_script_one_short = true;  // heap overflow (ASan): DecompressScript sizes P2PKH 24, writes 25
+#else
+inline constexpr bool p2pkh_script_one_short = false;
+#endif
+
+#ifdef SERDIFF_PLANTED_BUG_SPAN_READER_DANGLING_COPY
+inline constexpr bool span_reader_dangling_copy = true;  // use after free (ASan): SpanReader views a freed copy
+#else
+inline constexpr bool span_reader_dangling_copy = false;
+#endif
+
+#ifdef SERDIFF_PLANTED_BUG_BYTE_PAYLOAD_SCRATCH_LEAK
+inline constexpr bool byte_payload_scratch_leak = true;  // leak (LSan): a byte payload's scratch buffer leaks on "end of data"
+#else
+inline constexpr bool byte_payload_scratch_leak = false;
+#endif
+
+#ifdef SERDIFF_PLANTED_BUG_UNDO_HEIGHT_CODE_SIGNED
+inline constexpr bool undo_height_code_signed = true;  // signed overflow (UBSan): undo code height * 2 computed in int
+#else
+inline constexpr bool undo_height_code_signed = false;
+#endif
+
+#ifdef SERDIFF_PLANTED_BUG_VARINT_LIMIT_SHIFT
+inline constexpr bool varint_limit_shift = true;  // out-of-range shift (UBSan): VarInt limit as (1 << bits) - 1, bits = 64 for u64
+#else
+inline constexpr bool varint_limit_shift = false;
+#endif
+
+#ifdef SERDIFF_PLANTED_BUG_COMPACT_SIZE_SKIPPED_VALUE
+inline constexpr bool compact_size_skipped_value = true;  // uninitialized read (MSan): the 0xff form skips its 8 bytes unread
+#else
+inline constexpr bool compact_size_skipped_value = false;
+#endif
+
+// span_reader_dangling_copy: returns a view of a copy that is freed on return (the dangling-view bug).
+inline std::span<const uint8_t> freed_copy(std::span<const uint8_t> data)
+{
+    if (data.empty()) return data;
+    const auto copy = std::make_unique<uint8_t[]>(data.size());
+    std::memcpy(copy.get(), data.data(), data.size());
+    return std::span<const uint8_t>(copy.get(), data.size());
+}
+
+// byte_payload_scratch_leak: reads through a raw scratch buffer that only the success path frees.
+template <typename Stream>
+void read_through_scratch(Stream& s, void* destination, size_t size)
+{
+    auto* scratch = new std::byte[size];
+    s.read(std::span<std::byte>(scratch, size));
+    std::memcpy(destination, scratch, size);
+    delete[] scratch;
+}
+
+// undo_height_code_signed: the undo code as Bitcoin Core computed it when heights were int.
+inline uint32_t signed_height_code(uint32_t height, bool coinbase)
+{
+    return static_cast<uint32_t>(static_cast<int32_t>(height) * 2 + (coinbase ? 1 : 0));
+}
+
+// varint_limit_shift: a width's largest value as (1 << bits) - 1, undefined for bits == 64.
+inline uint64_t low_bits_mask(unsigned bits) { return (uint64_t{1} << bits) - 1; }
+
+// compact_size_skipped_value: consumes the value's 8 bytes with ignore() instead of reading them, so the
+// value returned is never written.
+template <typename Stream>
+uint64_t skip_instead_of_reading(Stream& s)
+{
+    std::array<std::byte, 8> bytes;
+    s.ignore(bytes.size());
+    return std::bit_cast<uint64_t>(bytes);
+}
 
 }  // namespace serdiff::optimized::planted

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "model/model.h"
+#include "serialize/planted.h"
 #include "serialize/prevector.h"
 #include "serialize/stream.h"
 
@@ -149,25 +150,25 @@ namespace detail {
 template <WriteStream S>
 [[gnu::noinline]] void write_compact_size_long(S& s, uint64_t value)
 {
+    // Each form is one write of a constant length: a runtime length would make the copy a call into memcpy,
+    // which costs more than these few bytes (bench: CompactSizeEncode).
     std::array<std::byte, 9> buffer;
-    size_t length;
-    if (value <= 0xffff) {
+    if (value <= 0xffff - (planted::compact_size_edge_width ? 1 : 0)) {
         buffer[0] = std::byte{0xfd};
         const uint16_t le = convert_byte_order<ByteOrder::Little>(static_cast<uint16_t>(value));
         std::memcpy(&buffer[1], &le, sizeof le);
-        length = 3;
+        s.write(std::span<const std::byte, 3>(buffer.data(), 3));
     } else if (value <= 0xffffffff) {
         buffer[0] = std::byte{0xfe};
         const uint32_t le = convert_byte_order<ByteOrder::Little>(static_cast<uint32_t>(value));
         std::memcpy(&buffer[1], &le, sizeof le);
-        length = 5;
+        s.write(std::span<const std::byte, 5>(buffer.data(), 5));
     } else {
         buffer[0] = std::byte{0xff};
         const uint64_t le = convert_byte_order<ByteOrder::Little>(value);
         std::memcpy(&buffer[1], &le, sizeof le);
-        length = 9;
+        s.write(std::span<const std::byte, 9>(buffer.data(), 9));
     }
-    s.write(std::span<const std::byte>(buffer.data(), length));
 }
 
 }  // namespace detail
@@ -198,9 +199,10 @@ inline uint64_t ReadCompactSize(S& s, bool range_check = true)
         if (value < 0xfd) throw_serialize_error(model::errors::kNonCanonical);
     } else if (first == 0xfe) {
         value = read_integer<uint32_t, ByteOrder::Little>(s);
+        if constexpr (planted::compact_size_fast_path_skips_checks) return value;
         if (value < 0x10000) throw_serialize_error(model::errors::kNonCanonical);
     } else {
-        value = read_integer<uint64_t, ByteOrder::Little>(s);
+        value = planted::compact_size_skipped_value ? planted::skip_instead_of_reading(s) : read_integer<uint64_t, ByteOrder::Little>(s);
         if (value < 0x100000000) throw_serialize_error(model::errors::kNonCanonical);
     }
     if (range_check && value > kMaxSize) throw_serialize_error(model::errors::kSizeTooLarge);
@@ -230,7 +232,8 @@ inline constexpr std::array<uint64_t, 9> kVarIntLengthThresholds = [] {
 constexpr size_t varint_length(uint64_t value) noexcept
 {
     size_t length = 1;
-    for (uint64_t threshold : kVarIntLengthThresholds) length += value >= threshold;
+    for (uint64_t threshold : kVarIntLengthThresholds)
+        length += planted::varint_length_off_by_one ? value > threshold : value >= threshold;
     return length;
 }
 
@@ -258,9 +261,10 @@ inline void WriteVarInt(S& s, I value)
     } else {
         std::array<std::byte, 10> buffer;
         buffer[length - 1] = static_cast<std::byte>(remaining & 0x7f);
-        for (size_t i = length - 1; i-- > 0;) {
+        // Counts down without wrapping the index (-fsanitize=integer in the asan-ubsan CI job).
+        for (size_t i = length - 1; i > 0; --i) {
             remaining = (remaining >> 7) - 1;
-            buffer[i] = static_cast<std::byte>((remaining & 0x7f) | 0x80);
+            buffer[i - 1] = static_cast<std::byte>((remaining & 0x7f) | 0x80);
         }
         s.write(std::span<const std::byte>(buffer.data(), length));
     }
@@ -274,6 +278,7 @@ inline I ReadVarInt(S& s)
     I value = 0;
     while (true) {
         const uint8_t byte = static_cast<uint8_t>(s.read_byte());
+        if constexpr (planted::varint_limit_shift) if (static_cast<uint64_t>(value) > (planted::low_bits_mask(8 * sizeof(I)) >> 7)) throw_serialize_error(model::errors::kSizeTooLarge);
         if (value > (kMax >> 7)) throw_serialize_error(model::errors::kSizeTooLarge);
         value = static_cast<I>((value << 7) | (byte & 0x7f));
         if ((byte & 0x80) == 0) return value;
@@ -466,7 +471,7 @@ struct CustomUintFormatter {
             throw std::out_of_range("CustomUintFormatter: value does not fit the width");
         const uint64_t widened = static_cast<uint64_t>(value);
         if constexpr (SizeOnlyStream<S>) {
-            s.add(Bytes);  // OPTIMIZATIONS.md row 2: width added without byte-order work
+            s.add(planted::size_computer_custom_width ? sizeof(I) : Bytes);  // OPTIMIZATIONS.md row 2: width added without byte-order work
         } else if constexpr (Bytes == 1) {
             s.write_byte(static_cast<std::byte>(widened));  // OPTIMIZATIONS.md row 1
         } else {
@@ -532,6 +537,7 @@ void read_byte_payload(S& s, Container& items, size_t size)
     };
     if (size <= kMaxVectorAllocate) {
         resize_for_read(size);
+        if constexpr (planted::byte_payload_scratch_leak) if (size != 0) return planted::read_through_scratch(s, items.data(), size);
         if (size != 0) s.read(std::as_writable_bytes(std::span<Element>(items.data(), size)));
         return;
     }
@@ -540,7 +546,7 @@ void read_byte_payload(S& s, Container& items, size_t size)
         const size_t chunk = std::min(size - filled, kMaxVectorAllocate);
         items.reserve(filled + chunk);
         resize_for_read(filled + chunk);
-        s.read(std::as_writable_bytes(std::span<Element>(items.data() + filled, chunk)));
+        s.read(std::as_writable_bytes(std::span<Element>(items.data() + filled - (planted::byte_vector_chunk_offset && filled ? 1 : 0), chunk)));
         filled += chunk;
     }
 }
@@ -679,6 +685,7 @@ void Unserialize(S& s, std::map<K, V, Compare, Alloc>& items)
         std::pair<K, V> item;
         Unserialize(s, item);
         // OPTIMIZATIONS.md row 7: insert by move; a duplicate key keeps the first entry (insert semantics).
+        if constexpr (planted::map_duplicate_key_last_wins) items.insert_or_assign(item.first, std::move(item.second)); else
         items.insert(items.end(), std::move(item));
     }
 }
