@@ -25,7 +25,11 @@ uint64_t generate_edge_value(FuzzInput& input, uint64_t max);
 // Keeps the generated values of one fuzz input under kGeneratedBytesBudget bytes in total.
 class ValueGenerator {
 public:
-    explicit ValueGenerator(FuzzInput& input) : input_(input) {}
+    // `bytes_budget` lowers the script/witness byte budget (targets that write values to files byte by byte).
+    explicit ValueGenerator(FuzzInput& input, size_t bytes_budget = kGeneratedBytesBudget)
+        : input_(input), bytes_left_(bytes_budget)
+    {
+    }
 
     model::uint256 hash();
     model::Bytes byte_string(size_t max_size);
@@ -41,7 +45,7 @@ public:
 
 private:
     FuzzInput& input_;
-    size_t bytes_left_ = kGeneratedBytesBudget;
+    size_t bytes_left_;
 };
 
 }  // namespace serdiff::differential

@@ -7,6 +7,19 @@
 
 #include "fuzz_targets/registry.h"
 
+// The engines' own code (libFuzzer's main, AFL++'s driver) is not instrumented: under MSan what it hands
+// over may look uninitialized (stack left poisoned by static initializers, buffers it filled), so the
+// entry points mark it initialized before reading it.
+#if defined(__has_feature)
+#if __has_feature(memory_sanitizer)
+#include <sanitizer/msan_interface.h>
+#define SERDIFF_MSAN_UNPOISON(address, size) __msan_unpoison(address, size)
+#endif
+#endif
+#ifndef SERDIFF_MSAN_UNPOISON
+#define SERDIFF_MSAN_UNPOISON(address, size) ((void)(address), (void)(size))
+#endif
+
 namespace {
 serdiff::fuzz::TargetFunction selected_target = nullptr;
 const char* selected_name = "";
@@ -14,6 +27,8 @@ const char* selected_name = "";
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv)
 {
+    SERDIFF_MSAN_UNPOISON(argc, sizeof *argc);
+    SERDIFF_MSAN_UNPOISON(argv, sizeof *argv);
     for (int i = 1; i < *argc; ++i) {
         if (std::strcmp((*argv)[i], "--list") == 0) {
             serdiff::fuzz::list_targets();
@@ -38,6 +53,8 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv)
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
+    // libFuzzer unpoisons the input itself; AFL++'s driver, not instrumented either, does not.
+    SERDIFF_MSAN_UNPOISON(data, size);
     serdiff::fuzz::run_target(selected_name, selected_target, {data, size});
     return 0;
 }

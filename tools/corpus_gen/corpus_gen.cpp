@@ -1,6 +1,7 @@
 // serdiff_corpus_gen: writes structure-aware seed inputs for every fuzz target (boundary values of each
 // encoding, built with the model and the reference encoder) and imports seeds from ../shared/data.
-//   serdiff_corpus_gen --out corpora                       generated seeds → corpora/<target>/
+//   serdiff_corpus_gen --out corpora                       generated seeds → corpora/<target>/ (program
+//                                                          targets in the grammar of differential/program_input.h)
 //   serdiff_corpus_gen --shared-data DIR --out BUILD/seeds  real-data seeds (build tree only, never committed)
 #include <algorithm>
 #include <cstdio>
@@ -11,7 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "differential/file_programs.h"
+#include "differential/fuzz_input.h"
+#include "differential/generate.h"
+#include "differential/program_input.h"
 #include "differential/reference/reference.h"
+#include "differential/stream_program.h"
 #include "model/model.h"
 
 namespace {
@@ -245,6 +251,309 @@ void generate_size_computer()
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Program seeds (primitive_stream, obfuscation, buffered_writer, buffered_reader, block_store), written in
+// the grammar of differential/program_input.h; each parser's byte layout is in docs/fuzzing.md.
+
+using serdiff::differential::ProgramWriter;
+using serdiff::differential::StreamOperation;
+
+// primitive_stream header: raw bytes as parse_stream_program reads them.
+ProgramWriter stream_header(uint8_t writer_buffer, uint8_t reader_buffer, uint8_t initial, uint8_t position,
+                            uint8_t start, uint8_t tail = 0, uint8_t corrupt = 0)
+{
+    ProgramWriter w;
+    w.raw({writer_buffer, reader_buffer, initial, position, start});
+    w.raw({0x3c, 0xa5, 0x00, 0x7f, 0x81, 0x19, 0xee, 0x42});  // key: no zero phase hides a wrong offset
+    w.raw({tail, corrupt});
+    return w;
+}
+
+// One operation with typical arguments (the values are the interesting part of each seed).
+void stream_operation(ProgramWriter& w, StreamOperation operation, uint64_t value, uint8_t shape = 0)
+{
+    using Op = StreamOperation;
+    w.byte(static_cast<uint8_t>(operation));
+    switch (operation) {
+    case Op::U8: case Op::I8: w.little_endian(value, 1); break;
+    case Op::U16: case Op::U16BigEndian: case Op::I16: w.little_endian(value, 2); break;
+    case Op::U32: case Op::U32BigEndian: case Op::I32: w.little_endian(value, 4); break;
+    case Op::U64: case Op::U64BigEndian: case Op::I64: w.little_endian(value, 8); break;
+    case Op::CustomWidth: case Op::CompactSize: case Op::VarInt: w.byte(shape).number(value); break;
+    case Op::Bool: w.byte(static_cast<uint8_t>(value)); break;
+    case Op::RawBytes: case Op::ByteVector: case Op::String: case Op::LimitedString: case Op::Prevector: case Op::Skip:
+        w.number(value).payload(static_cast<size_t>(value), shape, std::vector<uint8_t>{1, 2, 3, 0xfd, 0xff});
+        break;
+    case Op::IntegerVector:
+        w.byte(static_cast<uint8_t>(value));
+        for (uint64_t i = 0; i < value; ++i) w.little_endian(i * 0x01010101, 4);
+        break;
+    case Op::ByteArray: for (int i = 0; i < 32; ++i) w.byte(static_cast<uint8_t>(i * 7 + value)); break;
+    case Op::IntegerArray: w.little_endian(value, 2).little_endian(0xffff, 2).little_endian(0xfd, 2); break;
+    case Op::Pair: w.little_endian(value, 4).byte(3).payload(3, 9, std::vector<uint8_t>{'a', 'b', 'c'}); break;
+    case Op::Map: case Op::Set:
+        w.byte(static_cast<uint8_t>(value));
+        for (uint64_t i = 0; i < value; ++i) {
+            if (operation == Op::Map) w.little_endian(i * 977, 2).byte(static_cast<uint8_t>(i));
+            else w.little_endian(i * 0x10001, 4);
+        }
+        break;
+    case Op::PairListAsMap: case Op::ListAsSet:
+        w.byte(static_cast<uint8_t>(value));
+        for (uint64_t i = 0; i < value; ++i) {
+            w.byte(static_cast<uint8_t>(i % 3));  // keys repeat: duplicates
+            if (operation == Op::PairListAsMap) w.byte(static_cast<uint8_t>(0x10 + i));
+        }
+        break;
+    case Op::Flush: break;
+    }
+}
+
+// The bytes of `bytes_written` re-read as `read` (opcode high bit): a raw span read back as another type.
+void stream_raw_read_as(ProgramWriter& w, const Bytes& bytes_written, StreamOperation read, uint8_t shape,
+                        uint64_t count = 0)
+{
+    w.byte(static_cast<uint8_t>(StreamOperation::RawBytes) | 0x80).number(bytes_written.size());
+    w.payload(bytes_written.size(), 0, bytes_written);
+    w.byte(static_cast<uint8_t>(read)).byte(shape).number(count);
+}
+
+void generate_primitive_stream()
+{
+    using Op = StreamOperation;
+    const std::string target = "primitive_stream";
+    {  // Every operation once, typical values, small buffers, the VectorWriter starting mid-vector.
+        ProgramWriter w = stream_header(3, 4, 20, 7, 5);
+        for (size_t op = 0; op < serdiff::differential::kStreamOperationCount; ++op)
+            stream_operation(w, static_cast<Op>(op), op == static_cast<size_t>(Op::CustomWidth) ? 0x123456 : 3 + op,
+                             op == static_cast<size_t>(Op::CustomWidth) ? 2 : 0);
+        add(target, "every-operation", w.bytes);
+        ProgramWriter appended = stream_header(0, 0, 0, 0, 0);  // VectorWriter appends, buffers of 1 byte
+        appended.raw(std::span(w.bytes).subspan(15));
+        add(target, "every-operation-append-buffer-1", appended.bytes);
+    }
+    {  // Integer extremes for every width and byte order.
+        ProgramWriter w = stream_header(7, 7, 40, 3, 1);
+        for (Op op : {Op::U8, Op::U16, Op::U32, Op::U64, Op::U16BigEndian, Op::U32BigEndian, Op::U64BigEndian, Op::I8,
+                      Op::I16, Op::I32, Op::I64})
+            for (uint64_t value : {0ULL, 1ULL, 0x7fULL, 0x80ULL, 0xffULL, 0x7fffULL, 0x8000ULL, ~0ULL})
+                stream_operation(w, op, value);
+        add(target, "integers-every-width", w.bytes);
+    }
+    {  // Custom widths 1..8 in both byte orders at their maxima.
+        ProgramWriter w = stream_header(2, 9, 0, 0, 3);
+        for (int width = 1; width <= 8; ++width)
+            for (int big = 0; big < 2; ++big)
+                stream_operation(w, Op::CustomWidth, width == 8 ? ~0ULL : (1ULL << (8 * width)) - 1,
+                                 static_cast<uint8_t>((width - 1) | (big << 3)));
+        add(target, "custom-widths", w.bytes);
+    }
+    {  // CompactSize on both sides of every width change, with and without the range check.
+        ProgramWriter w = stream_header(8, 8, 0, 0, 0);
+        for (uint64_t value : {0ULL, 0xfcULL, 0xfdULL, 0xffffULL, 0x10000ULL, 0x2000000ULL, 0x2000001ULL, 0xffffffffULL,
+                               0x100000000ULL, ~0ULL})
+            stream_operation(w, Op::CompactSize, value, value > 0x2000000 ? 1 : 0);
+        add(target, "compact-size-edges", w.bytes);
+    }
+    {  // VarInt at every 7-bit group threshold for every kind.
+        for (uint8_t kind = 0; kind < 8; ++kind) {
+            ProgramWriter w = stream_header(5, 6, 12, 12, 9);
+            for (uint64_t value : {127ULL, 128ULL, 16511ULL, 16512ULL, 2113663ULL, 2113664ULL, 270549120ULL,
+                                   34630287488ULL, 72624976668147840ULL, 9295997013522923648ULL, ~0ULL})
+                stream_operation(w, Op::VarInt, value, kind);
+            add(target, std::string("varint-thresholds-") + model::int_kind_name(model::kAllIntKinds[kind]), w.bytes);
+        }
+    }
+    {  // Byte payloads of every interesting length, as spans, vectors, strings, prevectors.
+        ProgramWriter w = stream_header(6, 10, 50, 49, 7);
+        for (Op op : {Op::RawBytes, Op::ByteVector, Op::String, Op::Prevector, Op::Skip})
+            for (uint64_t size : {0ULL, 1ULL, 2ULL, 28ULL, 29ULL, 252ULL, 253ULL})
+                stream_operation(w, op, size, static_cast<uint8_t>(size));
+        add(target, "byte-payload-lengths", w.bytes);
+        ProgramWriter big = stream_header(31, 31, 0, 0, 0, /*large payloads=*/0xa0);
+        stream_operation(big, Op::ByteVector, 0xffff, 1);
+        stream_operation(big, Op::String, 0x10000, 2);
+        add(target, "byte-payload-0xffff-0x10000", big.bytes);
+    }
+    {  // A byte vector across the 5,000,000-byte allocation chunk (memory streams only: too big for files).
+        ProgramWriter w = stream_header(0, 0, 0, 0, 0, /*large payloads=*/0xa0);
+        stream_operation(w, Op::ByteVector, 5000001, 0x5a);
+        stream_operation(w, Op::Prevector, 5000000, 0xa5);
+        add(target, "byte-vector-chunk-boundary", w.bytes);
+    }
+    {  // Containers: the 0xfd count, duplicate keys read into a map and a set, a string over its limit.
+        ProgramWriter w = stream_header(4, 3, 30, 2, 2);
+        stream_operation(w, Op::IntegerVector, 253);
+        stream_operation(w, Op::PairListAsMap, 9);
+        stream_operation(w, Op::ListAsSet, 7);
+        stream_operation(w, Op::Map, 16);
+        stream_operation(w, Op::Set, 16);
+        stream_operation(w, Op::LimitedString, 16);
+        stream_operation(w, Op::LimitedString, 17);
+        add(target, "containers-and-duplicates", w.bytes);
+    }
+    {  // Reads that fail: non-canonical and oversized CompactSizes, VarInt overflow, a truncated tail.
+        ProgramWriter w = stream_header(1, 2, 0, 0, 4);
+        stream_raw_read_as(w, {0xfd, 0xfc, 0x00}, Op::CompactSize, 0);
+        add(target, "read-noncanonical-compact-size-fd", w.bytes);
+        ProgramWriter fe = stream_header(1, 2, 0, 0, 4);
+        stream_raw_read_as(fe, {0xfe, 0xff, 0xff, 0x00, 0x00}, Op::CompactSize, 0);
+        add(target, "read-noncanonical-compact-size-fe", fe.bytes);
+        ProgramWriter large = stream_header(1, 2, 0, 0, 4);
+        stream_raw_read_as(large, {0xfe, 0x01, 0x00, 0x00, 0x02}, Op::CompactSize, 0);
+        add(target, "read-compact-size-above-max-size", large.bytes);
+        ProgramWriter unchecked = stream_header(1, 2, 0, 0, 4);
+        stream_raw_read_as(unchecked, {0xfe, 0x01, 0x00, 0x00, 0x02}, Op::CompactSize, 16);
+        add(target, "read-compact-size-above-max-size-unchecked", unchecked.bytes);
+        ProgramWriter overflow = stream_header(3, 3, 0, 0, 0);
+        stream_raw_read_as(overflow, filled(10, 0xff), Op::VarInt, 0x60);  // kind u64 (shape >> 5 = 3)
+        add(target, "read-varint-overflow", overflow.bytes);
+        ProgramWriter huge = stream_header(3, 3, 0, 0, 0);
+        stream_raw_read_as(huge, {0xfe, 0x41, 0x4b, 0x4c, 0x00}, Op::ByteVector, 0);  // claims 5,000,001 bytes
+        add(target, "read-huge-claimed-byte-vector", huge.bytes);
+        ProgramWriter truncated = stream_header(2, 5, 0, 0, 1, /*tail=*/3);
+        stream_operation(truncated, Op::U64, 0x0102030405060708ULL);
+        stream_operation(truncated, Op::ByteVector, 40, 7);
+        add(target, "read-truncated-tail", truncated.bytes);
+        ProgramWriter corrupted = stream_header(2, 5, 0, 0, 1, 0, /*corrupt=*/1);
+        stream_operation(corrupted, Op::CompactSize, 0x7f);
+        stream_operation(corrupted, Op::Map, 3);
+        add(target, "read-corrupted-first-byte", corrupted.bytes);
+    }
+    {  // File streams: flushes between writes, buffers of 1, 8 and 32 bytes, a start offset of 7.
+        for (uint8_t buffer : {0, 7, 31}) {
+            ProgramWriter w = stream_header(buffer, buffer, 5, 1, 7);
+            for (int i = 0; i < 3; ++i) {
+                stream_operation(w, Op::U8, 0xab);
+                stream_operation(w, Op::RawBytes, 9, 3);
+                stream_operation(w, Op::Flush, 0);
+                stream_operation(w, Op::U32, 0xdeadbeef);
+                stream_operation(w, Op::ByteVector, 40, 4);
+            }
+            add(target, "file-flushes-buffer-" + std::to_string(buffer + 1), w.bytes);
+        }
+    }
+    token({"primitive_stream"}, "raw_number_u64_max", {0xf8, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff});
+    token({"primitive_stream"}, "read_as_compact_size", {static_cast<uint8_t>(Op::RawBytes) | 0x80, 0x03});
+    token({"primitive_stream"}, "noncanonical_fd", {0xfd, 0x00, 0x00});
+    token({"primitive_stream"}, "varint_overflow", filled(10, 0xff));
+}
+
+void generate_obfuscation()
+{
+    // key, offset (number), alignment, length (number), payload salt + prefix.
+    const uint64_t offsets[] = {0, 1, 5, 7, 8, 9, 13, 0xfffffffffffffff9ULL};
+    const uint64_t lengths[] = {0, 1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 4096};
+    size_t index = 0;
+    for (uint64_t offset : offsets) {
+        for (uint64_t length : lengths) {
+            if (index++ % 3 != 0 && length != 33) continue;  // a spread, not the full product
+            ProgramWriter w;
+            w.raw({0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88}).number(offset).byte(static_cast<uint8_t>(index % 8));
+            w.number(length).payload(static_cast<size_t>(length), static_cast<uint8_t>(index), filled(32, 0xc3));
+            add("obfuscation", "offset-" + std::to_string(offset) + "-length-" + std::to_string(length) + "-align-" +
+                                   std::to_string(index % 8), w.bytes);
+        }
+    }
+    token({"obfuscation"}, "offset_near_u64_max", {0xf8, 0xf9, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff});
+}
+
+void generate_buffered_streams()
+{
+    // buffered_writer: buffer byte, start, key, close flag; steps: 0 byte, 1 span (length selector + payload),
+    // 2 flush, 3 CompactSize (number), 4 u32. Span length selectors 0..7 are buffer edges, else selector − 8.
+    for (uint8_t buffer : {0, 1, 6, 7, 15, 31}) {
+        for (uint8_t close_flag : {0, 1}) {
+            ProgramWriter w;
+            w.byte(buffer).byte(static_cast<uint8_t>(3 + buffer)).raw({9, 0, 0xff, 0x80, 1, 2, 3, 4}).byte(close_flag);
+            const size_t size = buffer + 1u;
+            const size_t edges[] = {0, 1, size - 1, size, size + 1, 2 * size, 2 * size + 1, 3 * size + 3};
+            for (uint8_t selector = 0; selector < 8; ++selector) {
+                w.byte(1).byte(selector).payload(edges[selector], selector);
+                w.byte(0).byte(0x5a);
+                if (selector % 3 == 2) w.byte(2);
+            }
+            w.byte(3).number(0xfd).byte(3).number(0x10000).byte(4).little_endian(0xcafebabe, 4).byte(2);
+            add("buffered_writer", "buffer-" + std::to_string(size) + (close_flag ? "-destructor" : "-close"), w.bytes);
+        }
+    }
+    // buffered_reader: buffer byte, start, key, content length (number) + payload; steps: 0 byte, 1 read
+    // (selector), 2 ignore (selector), 3 position.
+    for (uint8_t buffer : {0, 1, 7, 15, 31}) {
+        ProgramWriter w;
+        w.byte(buffer).byte(static_cast<uint8_t>(buffer % 9)).raw({0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80});
+        w.number(300).payload(300, buffer, filled(32, 0x99));
+        for (int round = 0; round < 3; ++round)
+            for (uint8_t selector = 0; selector < 8; ++selector)
+                w.byte(static_cast<uint8_t>(1 + (selector + round) % 3)).byte(selector).byte(0).byte(3);
+        add("buffered_reader", "buffer-" + std::to_string(buffer + 1u), w.bytes);
+        ProgramWriter past_end;
+        past_end.byte(buffer).byte(2).raw({1, 2, 3, 4, 5, 6, 7, 8}).number(5).payload(5, 1);
+        past_end.byte(1).byte(static_cast<uint8_t>(8 + 3)).byte(1).byte(static_cast<uint8_t>(8 + 9));
+        add("buffered_reader", "read-past-end-buffer-" + std::to_string(buffer + 1u), past_end.bytes);
+    }
+}
+
+// The fuzz bytes block_store's ValueGenerator consumes to build one value from `source` (so seeds stay aligned).
+template <typename Build>
+Bytes generator_prefix(const Bytes& source, Build build)
+{
+    serdiff::differential::FuzzInput input(source);
+    serdiff::differential::ValueGenerator generator(input, serdiff::differential::kMaxRecordGeneratedBytes);
+    build(generator);
+    return Bytes(source.begin(), source.end() - static_cast<std::ptrdiff_t>(input.remaining()));
+}
+
+void generate_block_store()
+{
+    // key, shape (buffer 1 + shape % 64; 0x80: AutoFile; 0x40: read with the testnet magic), record count,
+    // records (0 generated block, 1 raw payload, 2 generated undo + parent hash), edit count, edits
+    // (0 flip, 1 truncate, 2 stored zeros, 3 overwrite 4 bytes: kind, number, argument), extra offset.
+    Bytes source;
+    uint64_t state = 0xb10c;
+    for (int i = 0; i < 600; ++i) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        source.push_back(static_cast<uint8_t>(state >> 56));
+    }
+    const Bytes block = generator_prefix(source, [](auto& g) { g.block(); });
+    const Bytes undo = generator_prefix(source, [](auto& g) {
+        g.block_undo();
+        g.hash();
+    });
+    auto records = [&](uint8_t shape) {
+        ProgramWriter w;
+        w.raw({0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef}).byte(shape).byte(4);
+        w.byte(0).raw(block);
+        w.byte(1).number(100).payload(100, 3, filled(32, 0x01));
+        w.byte(2).raw(undo);
+        w.byte(0).raw(block);
+        return w;
+    };
+    struct Edit {
+        const char* name;
+        std::vector<uint8_t> bytes;
+    };
+    const Edit edits[] = {
+        {"intact", {0}},
+        {"truncated-mid-record", {1, 1, 0xf8, 0x90, 0x01, 0, 0, 0, 0, 0, 0}},  // truncate at 400
+        {"flipped-size-byte", {1, 0, 0x45, 3}},                                 // flip bit 3 of byte 5
+        {"stored-zeros", {1, 2, 0x50}},
+        {"size-beyond-file", {1, 3, 0x44, 0x89, 0xab, 0xdd, 0xef}},  // stored ^ key = size 0x100000
+        {"flipped-magic", {2, 0, 0x40, 0, 0, 0x41, 7}},
+    };
+    for (const Edit& edit : edits) {
+        for (uint8_t shape : {uint8_t{2}, uint8_t{0x80}}) {
+            ProgramWriter w = records(shape);
+            w.raw(edit.bytes).byte(0x42);
+            add("block_store", std::string(edit.name) + (shape & 0x80 ? "-autofile" : "-buffer-3"), w.bytes);
+        }
+    }
+    ProgramWriter testnet = records(0x45);
+    testnet.byte(0).byte(0);
+    add("block_store", "read-with-wrong-magic", testnet.bytes);
+    token({"block_store"}, "mainnet_magic", {0xf9, 0xbe, 0xb4, 0xd9});
+}
+
 bool read_file(const fs::path& path, Bytes& out)
 {
     std::ifstream file(path, std::ios::binary);
@@ -430,6 +739,10 @@ int main(int argc, char** argv)
         generate_blocks();
         generate_undo();
         generate_size_computer();
+        generate_primitive_stream();
+        generate_obfuscation();
+        generate_buffered_streams();
+        generate_block_store();
         generate_dictionaries();
         share_with_same_format_targets();
         write_dictionaries(out);

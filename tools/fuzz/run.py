@@ -27,7 +27,8 @@ AFL_MAX_SEED_BYTES = 1 << 20  # afl-fuzz refuses larger test cases
 PROGRESS_SECONDS = 10
 # Longest input each target mutates: enough for its structure, small enough to stay fast.
 MAX_LEN = {"compact_size": 64, "varint": 64, "block_header": 256, "block_locator": 16384,
-           "size_computer": 8192, "block": 262144}
+           "size_computer": 8192, "block": 262144, "primitive_stream": 4096, "obfuscation": 128,
+           "buffered_writer": 4096, "buffered_reader": 2048, "block_store": 16384}
 DEFAULT_MAX_LEN = 65536
 # Targets an engine cannot run, and why (shown in the table instead of results).
 UNSUPPORTED = {

@@ -1,0 +1,333 @@
+// File-layer operation programs: parsing from fuzz bytes, running them on both sides, comparing.
+#include "differential/file_programs.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "differential/compare.h"
+#include "differential/generate.h"
+#include "differential/memory_file.h"
+#include "differential/program_input.h"
+#include "differential/reference/file_io.h"
+#include "differential/reference/reference.h"
+#include "serialize/block_store.h"
+#include "serialize/file.h"
+#include "serialize/serialize.h"
+
+namespace serdiff::differential {
+
+namespace {
+
+namespace optimized = serdiff::optimized;
+using model::Bytes;
+using Key = std::array<std::byte, 8>;
+using Magic = std::array<std::byte, 4>;
+constexpr Magic kMainnetMagic{std::byte{0xf9}, std::byte{0xbe}, std::byte{0xb4}, std::byte{0xd9}};
+
+Key read_key(ProgramInput& in)
+{
+    Key key;
+    for (auto& value : key) value = std::byte{in.byte()};
+    return key;
+}
+
+// A length around the buffer size (byte t < 8 picks an edge of it), else t − 8 (0..247).
+size_t buffer_relative_length(ProgramInput& in, size_t buffer)
+{
+    const size_t edges[] = {0, 1, buffer - 1, buffer, buffer + 1, 2 * buffer, 2 * buffer + 1, 3 * buffer + 3};
+    const uint8_t selector = in.byte();
+    return selector < 8 ? edges[selector] : selector - 8u;
+}
+
+std::string position_text(uint64_t position) { return "@" + std::to_string(position); }
+
+// ----------------------------------------------------------------------------------------- buffered_writer
+
+struct WriteStep {
+    enum Kind { Byte, Span, Flush, CompactSize, U32, Count } kind;
+    Bytes bytes;  // what the step writes (the reference's encoding for the typed steps)
+    uint64_t number = 0;
+};
+
+template <typename Writer>
+void apply_write(Writer& writer, const WriteStep& step)
+{
+    switch (step.kind) {
+    case WriteStep::Byte: writer.write_byte(std::byte{step.bytes[0]}); break;
+    case WriteStep::Span: writer.write(std::as_bytes(std::span(step.bytes))); break;
+    case WriteStep::Flush: writer.flush(); break;
+    case WriteStep::CompactSize: optimized::WriteCompactSize(writer, step.number); break;
+    case WriteStep::U32: optimized::Serialize(writer, static_cast<uint32_t>(step.number)); break;
+    case WriteStep::Count: break;
+    }
+}
+
+// ----------------------------------------------------------------------------------------- buffered_reader
+
+using Trace = std::vector<std::string>;
+
+struct ReadStep {
+    enum Kind { Byte, Span, Ignore, Position, Count } kind;
+    size_t size = 0;
+};
+
+template <typename Reader>
+Trace trace_reads(Reader& reader, const std::vector<ReadStep>& steps)
+{
+    Trace trace;
+    try {
+        for (const ReadStep& step : steps) {
+            switch (step.kind) {
+            case ReadStep::Byte: trace.push_back("byte " + std::to_string(std::to_integer<int>(reader.read_byte()))); break;
+            case ReadStep::Span: {
+                Bytes out(step.size);
+                reader.read(std::as_writable_bytes(std::span(out)));
+                trace.push_back("read " + model::to_hex(out));
+                break;
+            }
+            case ReadStep::Ignore: reader.ignore(step.size); trace.push_back("ignore " + std::to_string(step.size)); break;
+            case ReadStep::Position: trace.push_back("position"); break;
+            case ReadStep::Count: break;
+            }
+            trace.back() += " " + position_text(reader.position());
+        }
+    } catch (const optimized::SerializeError& error) {
+        trace.push_back(std::string("error: ") + error.what());
+    } catch (const reference::ReadError& error) {
+        trace.push_back(std::string("error: ") + error.what());
+    }
+    return trace;
+}
+
+void compare_traces(const std::string& label, const Trace& optimized, const Trace& reference,
+                    std::span<const uint8_t> input)
+{
+    if (optimized == reference) return;
+    size_t first = 0;
+    while (first < optimized.size() && first < reference.size() && optimized[first] == reference[first]) ++first;
+    report_mismatch(label, "read values, positions or the error differ",
+                    "first differing step " + std::to_string(first) + "\n  optimized: " +
+                        (first < optimized.size() ? optimized[first] : "(no more steps)") + "\n  reference: " +
+                        (first < reference.size() ? reference[first] : "(no more steps)"),
+                    input);
+}
+
+// ----------------------------------------------------------------------------------------- block_store
+
+std::string describe_record(const auto& record)
+{
+    const Bytes& payload = record.payload;
+    return "status " + std::to_string(static_cast<int>(record.status)) + " error \"" + record.error + "\" offset " +
+           std::to_string(record.offset) + " size " + std::to_string(record.size) + " payload " +
+           std::to_string(payload.size()) + " bytes " +
+           model::to_hex(payload.data(), std::min<size_t>(payload.size(), 48)) + " hash " +
+           model::hash_to_hex(record.hash) + " next " + std::to_string(record.next_offset) +
+           (payload.size() > 48 ? " payload-sha256d " + model::hash_to_hex(crypto::sha256d(payload)) : "");
+}
+
+void compare_records(const std::string& label, const std::string& optimized, const std::string& reference,
+                     std::span<const uint8_t> input)
+{
+    if (optimized != reference)
+        report_mismatch(label, "record results differ", describe_text_difference(optimized, reference), input);
+}
+
+struct UndoWritten {
+    uint64_t offset;
+    model::uint256 hash;
+};
+
+}  // namespace
+
+void check_buffered_writer_program(std::span<const uint8_t> input)
+{
+    ProgramInput in(input);
+    const size_t buffer = 1 + in.byte() % kMaxFileBufferSize;
+    const uint64_t start = in.byte() % 24;
+    const Key key = read_key(in);
+    const bool close_explicitly = (in.byte() & 1) == 0;  // else the destructors write what is pending
+    std::vector<WriteStep> steps;
+    size_t total = 0;
+    while (!in.exhausted() && steps.size() < kMaxFileOperations && total < kMaxFileProgramBytes) {
+        WriteStep step{static_cast<WriteStep::Kind>(in.byte() % WriteStep::Count), {}, 0};
+        switch (step.kind) {
+        case WriteStep::Byte: step.bytes = {in.byte()}; break;
+        case WriteStep::Span: step.bytes = in.payload(buffer_relative_length(in, buffer)); break;
+        case WriteStep::Flush: case WriteStep::Count: break;
+        case WriteStep::CompactSize:
+            step.number = in.number();
+            step.bytes = reference::encode_compactsize(step.number);
+            break;
+        case WriteStep::U32: {
+            step.number = in.raw().integral<uint32_t>();
+            reference::Writer writer;
+            writer.write_uint(step.number, 4);
+            step.bytes = writer.out;
+            break;
+        }
+        }
+        total += step.bytes.size();
+        steps.push_back(std::move(step));
+    }
+
+    static MemoryFile buffered_file("serdiff-buffered-writer");
+    static MemoryFile direct_file("serdiff-direct-writer");
+    static MemoryFile reference_file("serdiff-reference-writer");
+    {
+        optimized::AutoFile buffered_target{buffered_file.open("wb", start), key};
+        optimized::BufferedWriter buffered{buffered_target, buffer};
+        optimized::AutoFile direct{direct_file.open("wb", start), key};
+        reference::FileWriter expected{reference_file.open("wb", start), key};
+        for (size_t i = 0; i < steps.size(); ++i) {
+            apply_write(buffered, steps[i]);
+            apply_write(direct, steps[i]);
+            if (steps[i].kind == WriteStep::Flush) expected.flush();
+            else expected.write(std::as_bytes(std::span(steps[i].bytes)));
+            if (buffered.position() != expected.position() || direct.position() != expected.position())
+                report_mismatch("buffered_writer (buffer " + std::to_string(buffer) + ")", "position after a write differs",
+                                "after step " + std::to_string(i) + ": BufferedWriter " +
+                                    std::to_string(buffered.position()) + ", AutoFile " +
+                                    std::to_string(direct.position()) + ", reference " +
+                                    std::to_string(expected.position()),
+                                input);
+        }
+        if (close_explicitly) {
+            buffered.close();
+            direct.close();
+            expected.close();
+        }
+    }
+    const Bytes wanted = reference_file.contents();
+    const std::string how = close_explicitly ? " after close()" : " after the destructors";
+    compare_bytes("buffered_writer BufferedWriter file (buffer " + std::to_string(buffer) + ")" + how,
+                  buffered_file.contents(), wanted, input);
+    compare_bytes("buffered_writer AutoFile file" + how, direct_file.contents(), wanted, input);
+}
+
+void check_buffered_reader_program(std::span<const uint8_t> input)
+{
+    ProgramInput in(input);
+    const size_t buffer = 1 + in.byte() % kMaxFileBufferSize;
+    const uint64_t start = in.byte() % 24;
+    const Key key = read_key(in);
+    const Bytes stored = in.payload(static_cast<size_t>(in.number_at_most(kMaxFileProgramBytes)));
+    std::vector<ReadStep> steps;
+    while (!in.exhausted() && steps.size() < kMaxFileOperations) {
+        ReadStep step{static_cast<ReadStep::Kind>(in.byte() % ReadStep::Count), 0};
+        if (step.kind == ReadStep::Span || step.kind == ReadStep::Ignore) step.size = buffer_relative_length(in, buffer);
+        steps.push_back(step);
+    }
+
+    static MemoryFile file("serdiff-buffered-reader");
+    file.assign(stored);
+    reference::FileReader reference_reader{file.open("rb", start), key};
+    const Trace expected = trace_reads(reference_reader, steps);
+    {
+        optimized::AutoFile source{file.open("rb", start), key};
+        optimized::BufferedReader reader{source, buffer};
+        compare_traces("buffered_reader BufferedReader (buffer " + std::to_string(buffer) + ", start " +
+                           std::to_string(start) + ")",
+                       trace_reads(reader, steps), expected, input);
+    }
+    optimized::AutoFile direct{file.open("rb", start), key};
+    compare_traces("buffered_reader AutoFile", trace_reads(direct, steps), expected, input);
+}
+
+void check_block_store_program(std::span<const uint8_t> input)
+{
+    ProgramInput in(input);
+    const Key key = read_key(in);
+    const uint8_t shape = in.byte();
+    const size_t buffer = 1 + shape % 64;
+    const bool buffered = (shape & 0x80) == 0;  // else records go straight to the AutoFile
+    // Reads use the magic written, or (rarely) another one so "wrong network magic" is reachable.
+    const Magic read_magic = (shape & 0x40) ? Magic{std::byte{0x0b}, std::byte{0x11}, std::byte{0x09}, std::byte{0x07}}
+                                            : kMainnetMagic;
+
+    static MemoryFile optimized_file("serdiff-block-store-optimized");
+    static MemoryFile reference_file("serdiff-block-store-reference");
+    std::vector<uint64_t> block_offsets;
+    std::vector<UndoWritten> undo_records;
+    ValueGenerator generate(in.raw(), kMaxRecordGeneratedBytes);
+    const size_t record_count = in.byte() % (kMaxRecordOperations + 1);
+    {
+        optimized::AutoFile file{optimized_file.open("wb", 0), key};
+        std::optional<optimized::BufferedWriter> writer;
+        if (buffered) writer.emplace(file, buffer);
+        reference::FileWriter expected{reference_file.open("wb", 0), key};
+        for (size_t i = 0; i < record_count; ++i) {
+            const uint8_t kind = in.byte() % 3;
+            uint64_t optimized_offset = 0, reference_offset = 0;
+            if (kind == 0) {
+                const model::Block block = generate.block();
+                optimized_offset = writer ? optimized::write_block_record(*writer, kMainnetMagic, block)
+                                          : optimized::write_block_record(file, kMainnetMagic, block);
+                reference_offset = reference::write_block_record(expected, kMainnetMagic, reference::encode_block(block));
+                block_offsets.push_back(reference_offset);
+            } else if (kind == 1) {
+                const Bytes payload = in.payload(1 + static_cast<size_t>(in.number_at_most(kMaxRawRecordPayload - 1)));
+                optimized_offset = writer ? optimized::write_block_record(*writer, kMainnetMagic, std::span(payload))
+                                          : optimized::write_block_record(file, kMainnetMagic, std::span(payload));
+                reference_offset = reference::write_block_record(expected, kMainnetMagic, payload);
+                block_offsets.push_back(reference_offset);
+            } else {
+                const Bytes undo = reference::encode_block_undo(generate.block_undo());
+                const model::uint256 parent = generate.hash();
+                optimized_offset = writer ? optimized::write_undo_record(*writer, kMainnetMagic, undo, parent)
+                                          : optimized::write_undo_record(file, kMainnetMagic, undo, parent);
+                reference_offset = reference::write_undo_record(expected, kMainnetMagic, undo, parent);
+                undo_records.push_back({reference_offset, parent});
+            }
+            if (optimized_offset != reference_offset)
+                report_mismatch("block_store write", "record offset differs",
+                                "record " + std::to_string(i) + ": optimized " + std::to_string(optimized_offset) +
+                                    ", reference " + std::to_string(reference_offset),
+                                input);
+        }
+        if (writer) writer->close();
+        else file.close();
+        expected.close();
+    }
+    Bytes stored = reference_file.contents();
+    compare_bytes(std::string("block_store file written through ") + (buffered ? "BufferedWriter" : "AutoFile"),
+                  optimized_file.contents(), stored, input);
+
+    // Damage the file as a crash or a bad disk would.
+    const size_t edits = in.byte() % (kMaxRecordFileEdits + 1);
+    for (size_t i = 0; i < edits; ++i) {
+        const uint8_t kind = in.byte() % 4;
+        const uint64_t where = in.number();
+        if (kind == 0 && !stored.empty()) stored[where % stored.size()] ^= static_cast<uint8_t>(1u << (in.byte() % 8));
+        else if (kind == 1) stored.resize(static_cast<size_t>(where % (stored.size() + 1)));
+        else if (kind == 2) stored.resize(stored.size() + 1 + static_cast<size_t>(where % 64), 0);  // stored zeros
+        else if (kind == 3 && stored.size() >= 4) {
+            const size_t at = static_cast<size_t>(where % (stored.size() - 3));
+            for (size_t j = 0; j < 4; ++j) stored[at + j] = in.byte();
+        }
+    }
+    static MemoryFile damaged("serdiff-block-store-damaged");
+    damaged.assign(stored);
+    optimized::AutoFile optimized_reader{damaged.open("rb", 0), key};
+    reference::FileReader reference_reader{damaged.open("rb", 0), key};
+
+    std::string optimized_scan, reference_scan;
+    for (const auto& record : optimized::scan_block_file(optimized_reader, read_magic)) optimized_scan += describe_record(record) + "\n";
+    for (const auto& record : reference::scan_block_file(reference_reader, read_magic)) reference_scan += describe_record(record) + "\n";
+    compare_records("block_store scan_block_file", optimized_scan, reference_scan, input);
+
+    const uint64_t extra_offset = in.number_at_most(stored.size() + 8);
+    block_offsets.push_back(extra_offset);
+    for (uint64_t offset : block_offsets)
+        compare_records("block_store read_block_record at " + std::to_string(offset),
+                        describe_record(optimized::read_block_record(optimized_reader, offset, read_magic)),
+                        describe_record(reference::read_block_record(reference_reader, offset, read_magic)), input);
+    undo_records.push_back({extra_offset, generate.hash()});
+    for (const UndoWritten& undo : undo_records)
+        compare_records("block_store read_undo_record at " + std::to_string(undo.offset),
+                        describe_record(optimized::read_undo_record(optimized_reader, undo.offset, read_magic, undo.hash)),
+                        describe_record(reference::read_undo_record(reference_reader, undo.offset, read_magic, undo.hash)),
+                        input);
+}
+
+}  // namespace serdiff::differential

@@ -1,0 +1,32 @@
+// Operation programs against the optimized and reference file layers (targets buffered_writer,
+// buffered_reader, block_store); byte formats in docs/fuzzing.md ("File-layer programs").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace serdiff::differential {
+
+// Named bounds on the file programs.
+inline constexpr size_t kMaxFileOperations = 64;
+inline constexpr size_t kMaxFileBufferSize = 32;     // BufferedWriter/BufferedReader buffers: 1..32 bytes
+inline constexpr size_t kMaxFileProgramBytes = 1 << 16;
+inline constexpr size_t kMaxRecordOperations = 8;
+inline constexpr size_t kMaxRecordFileEdits = 4;
+inline constexpr size_t kMaxRawRecordPayload = 4096;
+inline constexpr size_t kMaxRecordGeneratedBytes = 16 * 1024;  // script/witness bytes of generated records
+
+// Writes bytes, single bytes, CompactSizes and u32s, with flushes, through BufferedWriter, AutoFile and the
+// reference FileWriter; compares every position and the files after close() or after the destructors.
+void check_buffered_writer_program(std::span<const uint8_t> input);
+
+// Reads bytes, single bytes, spans and skips from one obfuscated file through BufferedReader, AutoFile and
+// the reference FileReader; compares every value and position and the error that ends the program.
+void check_buffered_reader_program(std::span<const uint8_t> input);
+
+// Writes block and undo records on both sides (compares the files), damages the file (flips, truncation,
+// stored zeros, overwrites), then compares scan_block_file and every read_block_record/read_undo_record.
+void check_block_store_program(std::span<const uint8_t> input);
+
+}  // namespace serdiff::differential

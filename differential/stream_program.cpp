@@ -1,0 +1,667 @@
+// Typed stream programs: parsing from fuzz bytes, the optimized and reference runners, and the comparison.
+#include "differential/stream_program.h"
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "differential/compare.h"
+#include "differential/memory_file.h"
+#include "differential/program_input.h"
+#include "differential/reference/file_io.h"
+#include "differential/reference/primitives.h"
+#include "serialize/file.h"
+#include "serialize/prevector.h"
+#include "serialize/serialize.h"
+#include "serialize/streams.h"
+
+namespace serdiff::differential {
+
+namespace {
+
+namespace optimized = serdiff::optimized;
+using model::Bytes;
+using model::IntKind;
+using Op = StreamOperation;
+using ScriptLike = optimized::prevector<28, uint8_t>;
+using PairValue = std::pair<uint32_t, std::string>;
+
+uint64_t mask_to_bits(uint64_t value, int bits) { return bits >= 64 ? value : value & ((uint64_t{1} << bits) - 1); }
+
+int value_bits(IntKind kind) { return 8 * model::int_kind_bytes(kind) - (model::int_kind_signed(kind) ? 1 : 0); }
+
+int integer_width(Op operation)
+{
+    switch (operation) {
+    case Op::U8: case Op::I8: return 1;
+    case Op::U16: case Op::U16BigEndian: case Op::I16: return 2;
+    case Op::U32: case Op::U32BigEndian: case Op::I32: return 4;
+    default: return 8;
+    }
+}
+
+bool is_byte_payload(Op operation)
+{
+    return operation == Op::RawBytes || operation == Op::ByteVector || operation == Op::String ||
+           operation == Op::LimitedString || operation == Op::Prevector || operation == Op::Skip;
+}
+
+// ----------------------------------------------------------------------------------------- rendering
+
+std::string render_bytes(std::span<const uint8_t> bytes)
+{
+    if (bytes.size() <= 64) return "x" + model::to_hex(bytes.data(), bytes.size());
+    // Long payloads: both ends in hex plus an FNV-1a digest of everything, so traces stay short.
+    uint64_t digest = 0xcbf29ce484222325ULL;
+    for (uint8_t value : bytes) digest = (digest ^ value) * 0x100000001b3ULL;
+    return std::to_string(bytes.size()) + " bytes x" + model::to_hex(bytes.data(), 32) + "..x" +
+           model::to_hex(bytes.data() + bytes.size() - 32, 32) + " fnv " + std::to_string(digest);
+}
+std::string render_bytes(std::string_view text)
+{
+    return render_bytes(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+}
+template <typename Range>
+std::string render_list(const Range& items)
+{
+    std::string out = "[";
+    for (const auto& item : items) out += (out.size() > 1 ? "," : "") + std::to_string(item);
+    return out + "]";
+}
+std::string render_map(const std::map<uint16_t, uint8_t>& items)
+{
+    std::string out = "{";
+    for (const auto& [key, value] : items)
+        out += (out.size() > 1 ? "," : "") + std::to_string(key) + ":" + std::to_string(value);
+    return out + "}";
+}
+std::string render_pair(const PairValue& pair) { return "(" + std::to_string(pair.first) + "," + render_bytes(pair.second) + ")"; }
+
+// ----------------------------------------------------------------------------------------- parsing
+
+void parse_step_arguments(ProgramInput& in, StreamStep& step, size_t operation_limit, size_t& budget)
+{
+    FuzzInput& raw = in.raw();
+    switch (step.write) {
+    case Op::U8: case Op::U16: case Op::U32: case Op::U64: case Op::U16BigEndian: case Op::U32BigEndian:
+    case Op::U64BigEndian: case Op::I8: case Op::I16: case Op::I32: case Op::I64:
+        step.number = mask_to_bits(raw.integral<uint64_t>(), 8 * integer_width(step.write));
+        break;
+    case Op::CustomWidth: {
+        const uint8_t shape = in.byte();
+        step.width = 1 + (shape & 7);
+        step.big_endian = (shape & 8) != 0;
+        step.number = mask_to_bits(in.number(), 8 * step.width);
+        break;
+    }
+    case Op::Bool: step.number = in.byte() & 1; break;
+    case Op::CompactSize:
+        step.range_check = (in.byte() & 1) == 0;
+        step.number = in.number();
+        break;
+    case Op::VarInt:
+        step.kind = model::kAllIntKinds[in.byte() % std::size(model::kAllIntKinds)];
+        step.number = mask_to_bits(in.number(), value_bits(step.kind));
+        break;
+    case Op::RawBytes: case Op::ByteVector: case Op::String: case Op::LimitedString: case Op::Prevector:
+    case Op::Skip: {
+        const size_t size = static_cast<size_t>(in.number_at_most(std::min(operation_limit, budget)));
+        budget -= size;
+        step.bytes = in.payload(size);
+        break;
+    }
+    case Op::IntegerVector: {
+        const size_t count = in.byte();  // up to 255: crosses the one-byte CompactSize count at 0xfd
+        for (size_t i = 0; i < count; ++i) step.integers.push_back(raw.integral<uint32_t>());
+        break;
+    }
+    case Op::ByteArray: step.bytes = raw.bytes(32); break;
+    case Op::IntegerArray:
+        for (int i = 0; i < 3; ++i) step.integers.push_back(raw.integral<uint16_t>());
+        break;
+    case Op::Pair: {
+        step.integers.push_back(raw.integral<uint32_t>());
+        const size_t size = std::min<size_t>(in.byte(), budget);
+        budget -= size;
+        step.bytes = in.payload(size);
+        break;
+    }
+    case Op::Map: case Op::PairListAsMap: {
+        const size_t count = in.byte() % (kMaxStreamContainerElements + 1);
+        for (size_t i = 0; i < count; ++i) {
+            // Pair lists draw keys from 0..3 so duplicate keys are the common case.
+            const uint16_t key = step.write == Op::Map ? raw.integral<uint16_t>() : static_cast<uint16_t>(in.byte() % 4);
+            step.pairs.emplace_back(key, in.byte());
+        }
+        break;
+    }
+    case Op::Set: case Op::ListAsSet: {
+        const size_t count = in.byte() % (kMaxStreamContainerElements + 1);
+        for (size_t i = 0; i < count; ++i)
+            step.integers.push_back(step.write == Op::Set ? raw.integral<uint32_t>() : in.byte() % 4);
+        break;
+    }
+    case Op::Flush: break;
+    }
+}
+
+// ----------------------------------------------------------------------------------------- optimized side
+
+template <int Width = 1, typename Visit>
+void with_custom_width(int width, bool big_endian, Visit&& visit)
+{
+    if constexpr (Width <= 8) {
+        if (width != Width) return with_custom_width<Width + 1>(width, big_endian, visit);
+        if (big_endian) visit.template operator()<optimized::CustomUintFormatter<Width, true>>();
+        else visit.template operator()<optimized::CustomUintFormatter<Width, false>>();
+    }
+}
+
+template <typename Visit>
+void with_varint_type(IntKind kind, Visit&& visit)
+{
+    using Mode = optimized::VarIntMode;
+    switch (kind) {
+    case IntKind::U8: return visit.template operator()<Mode::Unsigned, uint8_t>();
+    case IntKind::U16: return visit.template operator()<Mode::Unsigned, uint16_t>();
+    case IntKind::U32: return visit.template operator()<Mode::Unsigned, uint32_t>();
+    case IntKind::U64: return visit.template operator()<Mode::Unsigned, uint64_t>();
+    case IntKind::I8: return visit.template operator()<Mode::NonNegativeSigned, int8_t>();
+    case IntKind::I16: return visit.template operator()<Mode::NonNegativeSigned, int16_t>();
+    case IntKind::I32: return visit.template operator()<Mode::NonNegativeSigned, int32_t>();
+    case IntKind::I64: return visit.template operator()<Mode::NonNegativeSigned, int64_t>();
+    }
+}
+
+template <typename S>
+void write_optimized(S& s, const StreamStep& step)
+{
+    using optimized::ByteOrder;
+    using optimized::Serialize;
+    switch (step.write) {
+    case Op::U8: Serialize(s, static_cast<uint8_t>(step.number)); break;
+    case Op::U16: Serialize(s, static_cast<uint16_t>(step.number)); break;
+    case Op::U32: Serialize(s, static_cast<uint32_t>(step.number)); break;
+    case Op::U64: Serialize(s, step.number); break;
+    case Op::U16BigEndian: optimized::write_integer<ByteOrder::Big>(s, static_cast<uint16_t>(step.number)); break;
+    case Op::U32BigEndian: optimized::write_integer<ByteOrder::Big>(s, static_cast<uint32_t>(step.number)); break;
+    case Op::U64BigEndian: optimized::write_integer<ByteOrder::Big>(s, step.number); break;
+    case Op::I8: Serialize(s, static_cast<int8_t>(step.number)); break;
+    case Op::I16: Serialize(s, static_cast<int16_t>(step.number)); break;
+    case Op::I32: Serialize(s, static_cast<int32_t>(step.number)); break;
+    case Op::I64: Serialize(s, static_cast<int64_t>(step.number)); break;
+    case Op::CustomWidth:
+        with_custom_width(step.width, step.big_endian, [&]<typename Formatter>() {
+            Serialize(s, optimized::Using<Formatter>(step.number));
+        });
+        break;
+    case Op::Bool: Serialize(s, step.number != 0); break;
+    case Op::CompactSize: optimized::WriteCompactSize(s, step.number); break;
+    case Op::VarInt:
+        with_varint_type(step.kind, [&]<optimized::VarIntMode Mode, typename I>() {
+            optimized::WriteVarInt<Mode, I>(s, static_cast<I>(step.number));
+        });
+        break;
+    case Op::RawBytes: case Op::Skip: Serialize(s, std::span<const uint8_t>(step.bytes)); break;
+    case Op::ByteVector: Serialize(s, step.bytes); break;
+    case Op::String: case Op::LimitedString: Serialize(s, std::string(step.bytes.begin(), step.bytes.end())); break;
+    case Op::Prevector: Serialize(s, ScriptLike(step.bytes.begin(), step.bytes.end())); break;
+    case Op::IntegerVector: case Op::ListAsSet: Serialize(s, step.integers); break;
+    case Op::ByteArray: {
+        std::array<uint8_t, 32> array{};
+        std::copy_n(step.bytes.begin(), 32, array.begin());
+        Serialize(s, array);
+        break;
+    }
+    case Op::IntegerArray: {
+        const std::array<uint16_t, 3> array{static_cast<uint16_t>(step.integers[0]), static_cast<uint16_t>(step.integers[1]),
+                                            static_cast<uint16_t>(step.integers[2])};
+        Serialize(s, array);
+        break;
+    }
+    case Op::Pair: Serialize(s, PairValue(step.integers[0], std::string(step.bytes.begin(), step.bytes.end()))); break;
+    case Op::Map: Serialize(s, std::map<uint16_t, uint8_t>(step.pairs.begin(), step.pairs.end())); break;
+    case Op::PairListAsMap: Serialize(s, step.pairs); break;
+    case Op::Set: Serialize(s, std::set<uint32_t>(step.integers.begin(), step.integers.end())); break;
+    case Op::Flush:
+        if constexpr (requires { s.flush(); }) s.flush();
+        break;
+    }
+}
+
+template <typename S>
+std::string read_optimized(S& s, const StreamStep& step)
+{
+    using optimized::ByteOrder;
+    using optimized::Unserialize;
+    auto plain = [&]<typename T>() {
+        T value{};
+        Unserialize(s, value);
+        return std::to_string(value);
+    };
+    switch (step.read) {
+    case Op::U8: return plain.template operator()<uint8_t>();
+    case Op::U16: return plain.template operator()<uint16_t>();
+    case Op::U32: return plain.template operator()<uint32_t>();
+    case Op::U64: return plain.template operator()<uint64_t>();
+    case Op::U16BigEndian: return std::to_string(optimized::read_integer<uint16_t, ByteOrder::Big>(s));
+    case Op::U32BigEndian: return std::to_string(optimized::read_integer<uint32_t, ByteOrder::Big>(s));
+    case Op::U64BigEndian: return std::to_string(optimized::read_integer<uint64_t, ByteOrder::Big>(s));
+    case Op::I8: return plain.template operator()<int8_t>();
+    case Op::I16: return plain.template operator()<int16_t>();
+    case Op::I32: return plain.template operator()<int32_t>();
+    case Op::I64: return plain.template operator()<int64_t>();
+    case Op::CustomWidth: {
+        uint64_t value = 0;
+        with_custom_width(step.read_width, step.read_big_endian,
+                          [&]<typename Formatter>() { Unserialize(s, optimized::Using<Formatter>(value)); });
+        return std::to_string(value);
+    }
+    case Op::Bool: {
+        bool value = false;
+        Unserialize(s, value);
+        return value ? "true" : "false";
+    }
+    case Op::CompactSize: return std::to_string(optimized::ReadCompactSize(s, step.range_check));
+    case Op::VarInt: {
+        std::string out;
+        with_varint_type(step.read_kind, [&]<optimized::VarIntMode Mode, typename I>() {
+            out = std::to_string(optimized::ReadVarInt<Mode, I>(s));
+        });
+        return out;
+    }
+    case Op::RawBytes: {
+        Bytes bytes(static_cast<size_t>(step.read_count));
+        Unserialize(s, std::span<uint8_t>(bytes));
+        return render_bytes(bytes);
+    }
+    case Op::Skip: s.ignore(static_cast<size_t>(step.read_count)); return "skipped";
+    case Op::ByteVector: {
+        Bytes bytes;
+        Unserialize(s, bytes);
+        return render_bytes(bytes);
+    }
+    case Op::String: {
+        std::string text;
+        Unserialize(s, text);
+        return render_bytes(text);
+    }
+    case Op::LimitedString: {
+        std::string text;
+        Unserialize(s, optimized::LimitedString<kStreamStringLimit>(text));
+        return render_bytes(text);
+    }
+    case Op::Prevector: {
+        ScriptLike script;
+        Unserialize(s, script);
+        return render_bytes(std::span<const uint8_t>(script.data(), script.size()));
+    }
+    case Op::IntegerVector: {
+        std::vector<uint32_t> items;
+        Unserialize(s, items);
+        return render_list(items);
+    }
+    case Op::ByteArray: {
+        std::array<uint8_t, 32> array{};
+        Unserialize(s, array);
+        return render_bytes(array);
+    }
+    case Op::IntegerArray: {
+        std::array<uint16_t, 3> array{};
+        Unserialize(s, array);
+        return render_list(array);
+    }
+    case Op::Pair: {
+        PairValue pair;
+        Unserialize(s, pair);
+        return render_pair(pair);
+    }
+    case Op::Map: case Op::PairListAsMap: {
+        std::map<uint16_t, uint8_t> items;
+        Unserialize(s, items);
+        return render_map(items);
+    }
+    case Op::Set: case Op::ListAsSet: {
+        std::set<uint32_t> items;
+        Unserialize(s, items);
+        return render_list(items);
+    }
+    case Op::Flush: return "nothing";
+    }
+    return "";
+}
+
+// ----------------------------------------------------------------------------------------- reference side
+
+void write_reference(reference::Writer& w, const StreamStep& step)
+{
+    switch (step.write) {
+    case Op::U8: case Op::U16: case Op::U32: case Op::U64: w.write_uint(step.number, integer_width(step.write)); break;
+    case Op::U16BigEndian: case Op::U32BigEndian: case Op::U64BigEndian:
+        w.write_uint(step.number, integer_width(step.write), true);
+        break;
+    case Op::I8: case Op::I16: case Op::I32: case Op::I64: {
+        // Sign-extend the masked two's-complement pattern to the value it stands for.
+        const int bits = 8 * integer_width(step.write);
+        const int64_t value = bits == 64 ? static_cast<int64_t>(step.number)
+                                         : static_cast<int64_t>(step.number << (64 - bits)) >> (64 - bits);
+        w.write_int(value, integer_width(step.write));
+        break;
+    }
+    case Op::CustomWidth: w.write_uint(step.number, step.width, step.big_endian); break;
+    case Op::Bool: w.write_bool(step.number != 0); break;
+    case Op::CompactSize: w.write_compactsize(step.number); break;
+    case Op::VarInt: w.write_varint(step.number, step.kind); break;
+    case Op::RawBytes: case Op::Skip: w.write_bytes(step.bytes); break;
+    case Op::ByteVector: case Op::Prevector: w.write_byte_vector(step.bytes); break;
+    case Op::String: case Op::LimitedString:
+        w.write_string(std::string_view(reinterpret_cast<const char*>(step.bytes.data()), step.bytes.size()));
+        break;
+    case Op::IntegerVector: case Op::ListAsSet:
+        w.write_vector<uint32_t>(std::span<const uint32_t>(step.integers),
+                                 [](reference::Writer& out, uint32_t value) { out.write_uint(value, 4); });
+        break;
+    case Op::ByteArray: w.write_bytes(step.bytes); break;
+    case Op::IntegerArray:
+        w.write_array<uint32_t>(std::span<const uint32_t>(step.integers),
+                                [](reference::Writer& out, uint32_t value) { out.write_uint(value, 2); });
+        break;
+    case Op::Pair:
+        w.write_uint(step.integers[0], 4);
+        w.write_byte_vector(step.bytes);
+        break;
+    case Op::Map:
+        w.write_map(std::map<uint16_t, uint8_t>(step.pairs.begin(), step.pairs.end()),
+                    [](reference::Writer& out, uint16_t key) { out.write_uint(key, 2); },
+                    [](reference::Writer& out, uint8_t value) { out.write_uint(value, 1); });
+        break;
+    case Op::PairListAsMap:
+        w.write_vector<std::pair<uint16_t, uint8_t>>(std::span<const std::pair<uint16_t, uint8_t>>(step.pairs),
+                                                     [](reference::Writer& out, const std::pair<uint16_t, uint8_t>& pair) {
+                                                         out.write_uint(pair.first, 2);
+                                                         out.write_uint(pair.second, 1);
+                                                     });
+        break;
+    case Op::Set:
+        w.write_set(std::set<uint32_t>(step.integers.begin(), step.integers.end()),
+                    [](reference::Writer& out, uint32_t value) { out.write_uint(value, 4); });
+        break;
+    case Op::Flush: break;
+    }
+}
+
+std::string read_reference(reference::Reader& r, const StreamStep& step)
+{
+    auto read_u16 = [](reference::Reader& in) { return static_cast<uint16_t>(in.read_uint(2)); };
+    auto read_u32 = [](reference::Reader& in) { return static_cast<uint32_t>(in.read_uint(4)); };
+    switch (step.read) {
+    case Op::U8: case Op::U16: case Op::U32: case Op::U64: return std::to_string(r.read_uint(integer_width(step.read)));
+    case Op::U16BigEndian: case Op::U32BigEndian: case Op::U64BigEndian:
+        return std::to_string(r.read_uint(integer_width(step.read), true));
+    case Op::I8: case Op::I16: case Op::I32: case Op::I64: return std::to_string(r.read_int(integer_width(step.read)));
+    case Op::CustomWidth: return std::to_string(r.read_uint(step.read_width, step.read_big_endian));
+    case Op::Bool: return r.read_bool() ? "true" : "false";
+    case Op::CompactSize: return std::to_string(r.read_compactsize(step.range_check));
+    case Op::VarInt: return std::to_string(r.read_varint(step.read_kind));
+    case Op::RawBytes: return render_bytes(r.read_bytes(static_cast<size_t>(step.read_count)));
+    case Op::Skip: r.skip(static_cast<size_t>(step.read_count)); return "skipped";
+    case Op::ByteVector: case Op::Prevector: return render_bytes(r.read_byte_vector());
+    case Op::String: return render_bytes(r.read_string());
+    case Op::LimitedString: return render_bytes(r.read_limited_string(kStreamStringLimit));
+    case Op::IntegerVector: return render_list(r.read_vector<uint32_t>(read_u32));
+    case Op::ByteArray: return render_bytes(r.read_bytes(32));
+    case Op::IntegerArray: return render_list(r.read_array<uint16_t>(3, read_u16));
+    case Op::Pair:
+        return render_pair(r.read_pair<uint32_t, std::string>(read_u32, [](reference::Reader& in) { return in.read_string(); }));
+    case Op::Map: case Op::PairListAsMap:
+        return render_map(r.read_map<uint16_t, uint8_t>(read_u16, [](reference::Reader& in) { return in.read_byte(); }));
+    case Op::Set: case Op::ListAsSet: return render_list(r.read_set<uint32_t>(read_u32));
+    case Op::Flush: return "nothing";
+    }
+    return "";
+}
+
+// ----------------------------------------------------------------------------------------- comparison
+
+using Trace = std::vector<std::string>;
+
+std::string trace_entry(size_t index, const StreamStep& step, const std::string& value, uint64_t position)
+{
+    return "#" + std::to_string(index) + " " + stream_operation_name(step.read) + " = " + value + " @" +
+           std::to_string(position);
+}
+
+// Reads every step until the first SerializeError; `position` gives the stream's offset into the data.
+template <typename S, typename Position>
+Trace trace_optimized(S& s, const StreamProgram& program, Position position)
+{
+    Trace trace;
+    try {
+        for (size_t i = 0; i < program.steps.size(); ++i)
+            trace.push_back(trace_entry(i, program.steps[i], read_optimized(s, program.steps[i]), position()));
+    } catch (const optimized::SerializeError& error) {
+        trace.push_back(std::string("error: ") + error.what());
+    }
+    return trace;
+}
+
+Trace trace_reference(std::span<const uint8_t> data, const StreamProgram& program)
+{
+    reference::Reader r(data);
+    Trace trace;
+    try {
+        for (size_t i = 0; i < program.steps.size(); ++i)
+            trace.push_back(trace_entry(i, program.steps[i], read_reference(r, program.steps[i]), r.position()));
+    } catch (const reference::ReadError& error) {
+        trace.push_back(std::string("error: ") + error.what());
+    }
+    return trace;
+}
+
+void compare_traces(const std::string& label, const Trace& optimized, const Trace& reference,
+                    std::span<const uint8_t> input)
+{
+    if (optimized == reference) return;
+    size_t first = 0;
+    while (first < optimized.size() && first < reference.size() && optimized[first] == reference[first]) ++first;
+    std::string details = "first differing read: " + std::to_string(first) + "\n";
+    if (first > 0) details += "  (both) " + reference[first - 1] + "\n";
+    details += "  optimized: " + (first < optimized.size() ? optimized[first] : "(no more reads)") + "\n";
+    details += "  reference: " + (first < reference.size() ? reference[first] : "(no more reads)");
+    report_mismatch(label, "read values, positions or the error differ", details, input);
+}
+
+void compare_position(const std::string& writer, size_t index, const StreamStep& step, uint64_t optimized,
+                      uint64_t reference, std::span<const uint8_t> input)
+{
+    if (optimized == reference) return;
+    report_mismatch("primitive_stream " + writer, "position after a write differs",
+                    "after operation #" + std::to_string(index) + " (" + stream_operation_name(step.write) +
+                        "): optimized at " + std::to_string(optimized) + ", reference wrote " +
+                        std::to_string(reference) + " bytes",
+                    input);
+}
+
+// Runs the steps on an optimized writer, checking its position (relative to where it started) after each.
+template <typename S, typename Position>
+void write_all(const std::string& name, S& s, const StreamProgram& program, const std::vector<size_t>& ends,
+               Position position, std::span<const uint8_t> input)
+{
+    for (size_t i = 0; i < program.steps.size(); ++i) {
+        write_optimized(s, program.steps[i]);
+        compare_position(name, i, program.steps[i], position(), ends[i], input);
+    }
+}
+
+void check_file_writers(const StreamProgram& program, const Bytes& expected, const std::vector<size_t>& ends,
+                        std::span<const uint8_t> input)
+{
+    static MemoryFile direct_file("serdiff-autofile-writer");
+    static MemoryFile buffered_file("serdiff-bufferedwriter");
+    static MemoryFile reference_file("serdiff-reference-filewriter");
+    const uint64_t start = program.file_start;
+    {
+        optimized::AutoFile file{direct_file.open("wb", start), program.key};
+        write_all("AutoFile", file, program, ends, [&] { return file.position() - start; }, input);
+        file.close();
+    }
+    {
+        optimized::AutoFile file{buffered_file.open("wb", start), program.key};
+        optimized::BufferedWriter writer{file, program.writer_buffer_size};
+        write_all("BufferedWriter", writer, program, ends, [&] { return writer.position() - start; }, input);
+        writer.close();
+    }
+    {
+        reference::FileWriter writer{reference_file.open("wb", start), program.key};
+        size_t written = 0;
+        for (size_t i = 0; i < program.steps.size(); ++i) {
+            if (program.steps[i].write == Op::Flush) writer.flush();
+            writer.write(std::as_bytes(std::span(expected).subspan(written, ends[i] - written)));
+            written = ends[i];
+        }
+        writer.close();
+    }
+    const Bytes reference_bytes = reference_file.contents();
+    compare_bytes("primitive_stream AutoFile file", direct_file.contents(), reference_bytes, input);
+    compare_bytes("primitive_stream BufferedWriter file", buffered_file.contents(), reference_bytes, input);
+}
+
+void check_writers(const StreamProgram& program, const Bytes& expected, const std::vector<size_t>& ends,
+                   std::span<const uint8_t> input)
+{
+    {
+        optimized::DataStream stream;
+        write_all("DataStream", stream, program, ends, [&] { return stream.bytes().size(); }, input);
+        compare_bytes("primitive_stream DataStream", stream.bytes(), expected, input);
+    }
+    {
+        std::vector<uint8_t> target = program.vector_writer_initial;
+        const size_t start = program.vector_writer_position;
+        optimized::VectorWriter writer(target, start);
+        write_all("VectorWriter", writer, program, ends, [&] { return writer.position() - start; }, input);
+        // The initial vector, zero-padded to the start, overwritten from there and extended.
+        Bytes wanted = program.vector_writer_initial;
+        if (wanted.size() < start) wanted.resize(start);
+        if (wanted.size() < start + expected.size()) wanted.resize(start + expected.size());
+        std::copy(expected.begin(), expected.end(), wanted.begin() + static_cast<std::ptrdiff_t>(start));
+        compare_bytes("primitive_stream VectorWriter (initial " + std::to_string(program.vector_writer_initial.size()) +
+                          " bytes, start " + std::to_string(start) + ")",
+                      target, wanted, input);
+    }
+    {
+        optimized::SizeComputer sizer;
+        write_all("SizeComputer", sizer, program, ends, [&] { return sizer.size(); }, input);
+    }
+    {
+        Bytes target(expected.size());
+        optimized::SpanWriter writer{std::span<uint8_t>(target)};
+        write_all("SpanWriter", writer, program, ends, [&] { return writer.position(); }, input);
+        compare_bytes("primitive_stream SpanWriter", target, expected, input);
+    }
+    if (expected.size() <= kMaxStreamFileProgramBytes) check_file_writers(program, expected, ends, input);
+}
+
+void check_readers(const StreamProgram& program, Bytes data, std::span<const uint8_t> input)
+{
+    data.resize(data.size() - std::min(data.size(), program.truncate_tail));
+    if (program.corrupt_offset != 0 && !data.empty()) data[(program.corrupt_offset - 1) % data.size()] ^= 0x80;
+    const Trace expected = trace_reference(data, program);
+    {
+        optimized::DataStream stream(data);
+        compare_traces("primitive_stream DataStream read", trace_optimized(stream, program, [&] { return stream.read_position(); }),
+                       expected, input);
+    }
+    {
+        optimized::SpanReader reader(data);
+        compare_traces("primitive_stream SpanReader read",
+                       trace_optimized(reader, program, [&] { return data.size() - reader.size(); }), expected, input);
+    }
+    if (data.size() > kMaxStreamFileProgramBytes) return;
+    static MemoryFile read_file("serdiff-stream-reader");
+    const uint64_t start = program.file_start;
+    Bytes stored(start, 0);
+    stored.insert(stored.end(), data.begin(), data.end());
+    reference::obfuscate(std::as_writable_bytes(std::span(stored)).subspan(start), start, program.key);
+    read_file.assign(stored);
+    {
+        optimized::AutoFile file{read_file.open("rb", start), program.key};
+        compare_traces("primitive_stream AutoFile read",
+                       trace_optimized(file, program, [&] { return file.position() - start; }), expected, input);
+    }
+    {
+        optimized::AutoFile file{read_file.open("rb", start), program.key};
+        optimized::BufferedReader reader{file, program.reader_buffer_size};
+        compare_traces("primitive_stream BufferedReader read (buffer " + std::to_string(program.reader_buffer_size) + ")",
+                       trace_optimized(reader, program, [&] { return reader.position() - start; }), expected, input);
+    }
+}
+
+}  // namespace
+
+const char* stream_operation_name(StreamOperation operation)
+{
+    static constexpr const char* kNames[kStreamOperationCount] = {
+        "u8", "u16", "u32", "u64", "u16be", "u32be", "u64be", "i8", "i16", "i32", "i64", "custom_width", "bool",
+        "compact_size", "varint", "raw_bytes", "byte_vector", "string", "limited_string", "prevector",
+        "integer_vector", "byte_array", "integer_array", "pair", "map", "set", "pair_list_as_map", "list_as_set",
+        "skip", "flush"};
+    return kNames[static_cast<size_t>(operation)];
+}
+
+StreamProgram parse_stream_program(std::span<const uint8_t> data)
+{
+    ProgramInput in(data);
+    StreamProgram program;
+    program.writer_buffer_size = 1 + in.byte() % 32;
+    program.reader_buffer_size = 1 + in.byte() % 32;
+    const size_t initial_size = in.byte() % 64;
+    for (size_t i = 0; i < initial_size; ++i) program.vector_writer_initial.push_back(static_cast<uint8_t>(0xa0 + i));
+    program.vector_writer_position = in.byte() % (initial_size + 9);
+    program.file_start = in.byte() % 24;
+    for (auto& value : program.key) value = std::byte{in.byte()};
+    const uint8_t read_shape = in.byte();
+    program.truncate_tail = read_shape % 16;
+    program.large_payloads = (read_shape & 0xf0) == 0xa0;  // 1 in 16: large programs run ~100x slower
+    program.corrupt_offset = in.byte();
+
+    size_t budget = program.large_payloads ? kMaxLargeStreamProgramBytes : kMaxStreamProgramBytes;
+    const size_t operation_limit = program.large_payloads ? kMaxLargeStreamOperationBytes : kMaxStreamOperationBytes;
+    while (!in.exhausted() && program.steps.size() < kMaxStreamOperations) {
+        StreamStep step;
+        const uint8_t opcode = in.byte();
+        step.write = static_cast<Op>((opcode & 0x7f) % kStreamOperationCount);
+        parse_step_arguments(in, step, operation_limit, budget);
+        step.read_width = step.width;
+        step.read_big_endian = step.big_endian;
+        step.read_kind = step.kind;
+        step.read_count = step.bytes.size();
+        step.read = step.write;
+        if (opcode & 0x80) {
+            // Read another type than was written: one byte shapes the read, a number gives its byte count.
+            step.read = static_cast<Op>(in.byte() % kStreamOperationCount);
+            const uint8_t shape = in.byte();
+            step.read_width = 1 + (shape & 7);
+            step.read_big_endian = (shape & 8) != 0;
+            step.range_check = (shape & 16) == 0;
+            step.read_kind = model::kAllIntKinds[shape >> 5];
+            step.read_count = in.number_at_most(4096);
+        }
+        program.payload_bytes += is_byte_payload(step.write) || step.write == Op::Pair ? step.bytes.size() : 0;
+        program.steps.push_back(std::move(step));
+    }
+    return program;
+}
+
+void check_stream_program(const StreamProgram& program, std::span<const uint8_t> input)
+{
+    reference::Writer writer;
+    std::vector<size_t> ends;  // the reference's length after each step
+    for (const StreamStep& step : program.steps) {
+        write_reference(writer, step);
+        ends.push_back(writer.out.size());
+    }
+    check_writers(program, writer.out, ends, input);
+    check_readers(program, writer.out, input);
+}
+
+}  // namespace serdiff::differential
