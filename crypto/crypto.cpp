@@ -38,12 +38,32 @@ void trust_output(void* data, size_t size)
 #endif
 }
 
+// While OpenSSL runs, MSan's libc interceptors must not check its arguments: OpenSSL's own uninstrumented
+// writes (e.g. the config file path its first call builds and fopen()s) look uninitialized to MSan.
+struct UninstrumentedLibraryScope {
+    UninstrumentedLibraryScope()
+    {
+#ifdef SERDIFF_MSAN
+        __msan_scoped_disable_interceptor_checks();
+#endif
+    }
+    ~UninstrumentedLibraryScope()
+    {
+#ifdef SERDIFF_MSAN
+        __msan_scoped_enable_interceptor_checks();
+#endif
+    }
+    UninstrumentedLibraryScope(const UninstrumentedLibraryScope&) = delete;
+    UninstrumentedLibraryScope& operator=(const UninstrumentedLibraryScope&) = delete;
+};
+
 }  // namespace
 
 model::uint256 sha256d(std::span<const uint8_t> a, std::span<const uint8_t> b)
 {
     check_input(a.data(), a.size());
     check_input(b.data(), b.size());
+    const UninstrumentedLibraryScope openssl_scope;
     unsigned char first[EVP_MAX_MD_SIZE];
     unsigned int first_size = 0;
     EVP_MD_CTX* ctx = EVP_MD_CTX_new();
