@@ -1,0 +1,56 @@
+#!/bin/bash -eu
+# Builds serdiff's fuzz targets the OSS-Fuzz way (OSS-Fuzz, ClusterFuzzLite, `make oss-fuzz-check`).
+#
+# Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file except in
+# compliance with the License. You may obtain a copy of the License at
+#      http://www.apache.org/licenses/LICENSE-2.0
+# (OSS-Fuzz's presubmit requires this notice in every build.sh and Dockerfile under projects/.)
+#
+# Input, from OSS-Fuzz's `compile`: $CC $CXX $CFLAGS $CXXFLAGS (sanitizer and coverage flags included)
+# and $LIB_FUZZING_ENGINE; the sources in $SRC/serdiff (the working directory) and $SRC/secp256k1 (cloned
+# by the Dockerfile). Output: $OUT/<target> for every registered target (one binary per target: the
+# engine entry point picks the target from its own file name), plus <target>_seed_corpus.zip,
+# <target>.dict and <target>.options. Everything else is written under $WORK.
+
+project=$SRC/serdiff
+deps=$WORK/deps
+
+# libsecp256k1 from source with the same flags: MSan needs every library instrumented, and the distro
+# packages on OSS-Fuzz's base image are older than the API crypto/ uses. Its three translation units
+# build without a configure step (the defaults in src/ecmult.h and src/ecmult_gen.h apply).
+secp=$SRC/secp256k1
+mkdir -p "$deps/include" "$deps/lib" "$deps/obj"
+for unit in secp256k1 precomputed_ecmult precomputed_ecmult_gen; do
+  $CC $CFLAGS -I"$secp/include" -I"$secp/src" -c "$secp/src/$unit.c" -o "$deps/obj/$unit.o"
+done
+rm -f "$deps/lib/libsecp256k1.a"
+ar rcs "$deps/lib/libsecp256k1.a" "$deps"/obj/*.o
+cp "$secp"/include/*.h "$deps/include/"
+
+# The project: no sanitizer, coverage or -Werror settings of its own (the flags above carry them and a
+# newer compiler must not fail the build on a new warning); the peers (Rust, Go, Python) are off, so
+# peer_transaction and peer_block run their optimized-vs-reference checks only.
+cmake -S "$project" -B "$WORK/build" -G Ninja \
+  -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
+  -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" -DCMAKE_EXE_LINKER_FLAGS="${LDFLAGS:-}" \
+  -DSERDIFF_WERROR=OFF -DSERDIFF_BUILD_TESTS=OFF -DSERDIFF_PEERS=OFF \
+  -DSERDIFF_LIB_FUZZING_ENGINE="$LIB_FUZZING_ENGINE" \
+  -DSECP256K1_INCLUDE_DIR="$deps/include" -DSECP256K1_LIBRARY="$deps/lib/libsecp256k1.a"
+cmake --build "$WORK/build" --target serdiff_fuzz_engine -j "$(nproc)"
+
+engine=$WORK/build/bin/serdiff_fuzz_engine
+targets=$(FUZZ= "$engine" --list)
+for target in $targets; do
+  cp "$engine" "$OUT/$target"
+  if [ -d "$project/corpora/$target" ]; then
+    rm -f "$OUT/${target}_seed_corpus.zip"
+    (cd "$project/corpora/$target" && zip -q -r "$OUT/${target}_seed_corpus.zip" .)
+  fi
+  if [ -f "$project/corpora/dicts/$target.dict" ]; then
+    cp "$project/corpora/dicts/$target.dict" "$OUT/$target.dict"
+  fi
+  # The longest input worth mutating, from the same table `make fuzz` uses (tools/fuzz/run.py).
+  max_len=$(python3 -B -c 'import sys; sys.path.insert(0, sys.argv[1]); import run; print(run.MAX_LEN.get(sys.argv[2], run.DEFAULT_MAX_LEN))' \
+    "$project/tools/fuzz" "$target")
+  printf '[libfuzzer]\nmax_len = %s\n' "$max_len" > "$OUT/$target.options"
+done
