@@ -19,8 +19,13 @@ help:
 	@echo "make fuzz     fuzz every target: TIME=60 (s per target) TARGETS='a b' ENGINE=libfuzzer|afl|hypothesis JOBS=nproc"
 	@echo "make corpus-merge   add fuzz-out/corpus inputs with new coverage to corpora/ (libFuzzer -merge=1)"
 	@echo "make corpora  regenerate the committed seeds and dictionaries (tools/corpus_gen)"
+	@echo "make test-planted   build each planted bug and show its fuzz target finds it (PLANTED_BUDGET=120 s)"
+	@echo "make coverage the fast-path lines (OPTIMIZATIONS.md rows) the corpora reach, via llvm-cov"
 	@echo "make bench    benchmarks on the mainnet blocks: table + bench-out/results.json (docs/bench.md)"
 	@echo "make bench-callgrind   the same cases' instruction counts under callgrind (bench-out/callgrind.json)"
+	@echo "make ci       the CI matrix: asan-ubsan, msan, gcc, afl jobs with a summary (docs/ci.md); make ci-<job> for one"
+	@echo "make ci-planted       show each CI job fails on its planted sanitizer-class defect (PLANTED='name ...')"
+	@echo "make oss-fuzz-check   emulate OSS-Fuzz's builds (ASan/UBSan/MSan x libFuzzer, AFL++) and check_build (docs/oss-fuzz.md)"
 
 deps:
 	@ci/install-deps.sh
@@ -53,6 +58,22 @@ corpus-merge: deps
 
 corpora: build-asan
 	@build/asan/bin/serdiff_corpus_gen --out corpora
+
+# Planted bugs (docs/fuzzing.md): each serialize/planted.h bug built into build/planted and hunted by its target
+# for at most PLANTED_BUDGET seconds; a table of times to detection; fails if one is missed. Not part of make test.
+PLANTED_BUDGET ?= 120
+PLANTED_BUGS ?=
+# PLANTED_FROM_NOTHING=1 also hunts each bug from an empty corpus (no seeds) for the same budget.
+PLANTED_FROM_NOTHING ?=
+.PHONY: test-planted coverage
+test-planted: deps
+	@python3 tools/fuzz/planted.py run --budget $(PLANTED_BUDGET) --bugs "$(PLANTED_BUGS)" --jobs $(JOBS) \
+	  $(if $(PLANTED_FROM_NOTHING),--from-nothing)
+
+# Which OPTIMIZATIONS.md fast-path lines the committed corpora reach: clang source coverage of the replay
+# driver over every corpus (build/coverage), the llvm-cov report and the per-row table (docs/fuzzing.md).
+coverage: deps
+	@python3 tools/fuzz/coverage.py --jobs $(JOBS)
 
 clean:
 	rm -rf build
@@ -95,3 +116,28 @@ bench: bench-build
 
 bench-callgrind: bench-build
 	@python3 bench/report.py callgrind --binary build/bench/bin/serdiff_bench --out bench-out --filter '$(BENCH_FILTER)'
+
+# OSS-Fuzz and ClusterFuzzLite (docs/oss-fuzz.md): ci/oss-fuzz/build.sh under OSS-Fuzz's flags for each
+# sanitizer x engine OSS-Fuzz builds (OSS_FUZZ_COMBINATIONS=all for every pair), checked as check_build
+# does, plus an OSS_FUZZ_SECONDS fuzz run per target. Trees in build/oss-fuzz/. Not part of `make test`.
+OSS_FUZZ_COMBINATIONS ?= oss-fuzz
+OSS_FUZZ_SECONDS ?= 3
+.PHONY: oss-fuzz-check
+oss-fuzz-check: deps
+	@python3 tools/oss_fuzz_check/check.py --combinations $(OSS_FUZZ_COMBINATIONS) --seconds $(OSS_FUZZ_SECONDS) --jobs $(JOBS)
+
+# CI matrix (docs/ci.md): each job builds its own tree build/ci-<job> and runs unit tests, every corpus and a
+# short fuzz smoke of every target. `make ci` runs them all with a summary; `make ci-<job>` runs one;
+# `make ci-planted` proves each job catches its class of defect. CI_SMOKE_SECONDS = fuzz smoke per target.
+CI_JOBS ?= asan-ubsan msan gcc afl
+CI_SMOKE_SECONDS ?= 5
+.PHONY: ci ci-asan-ubsan ci-msan ci-gcc ci-afl ci-planted
+
+ci: deps
+	@SERDIFF_CI_SMOKE_SECONDS=$(CI_SMOKE_SECONDS) ci/matrix.sh $(CI_JOBS)
+
+ci-asan-ubsan ci-msan ci-gcc ci-afl: deps
+	@SERDIFF_CI_SMOKE_SECONDS=$(CI_SMOKE_SECONDS) ci/matrix.sh $(patsubst ci-%,%,$@)
+
+ci-planted: deps
+	@SERDIFF_CI_SMOKE_SECONDS=$(CI_SMOKE_SECONDS) ci/planted.sh $(PLANTED)

@@ -8,6 +8,7 @@ packages=(
   clang-19 libclang-rt-19-dev libfuzzer-19-dev llvm-19   # compiler, sanitizers, libFuzzer, llvm-cov
   g++ afl++                                              # the second compiler; AFL++ (runtime, libAFLDriver)
   libgtest-dev                                           # unit tests
+  libc++-19-dev libc++abi-19-dev                         # make oss-fuzz-check: OSS-Fuzz compiles with -stdlib=libc++
   libbenchmark-dev valgrind                              # make bench (Google Benchmark), make bench-callgrind
   libssl-dev libsecp256k1-dev                            # SHA-256 (OpenSSL), EC key decompression
   python3-dev python3-pip                                # python-bitcoinlib peer: embedded libpython, pip
