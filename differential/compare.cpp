@@ -12,6 +12,8 @@ constexpr size_t kContextBytes = 16;        // hex shown either side of the firs
 constexpr size_t kInputHexLimit = 4096;     // input bytes printed in full before truncating
 constexpr size_t kTextContextChars = 160;   // characters of printed values shown around a difference
 
+MismatchHandler mismatch_handler = nullptr;  // set_mismatch_handler
+
 std::string hex_window(std::span<const uint8_t> bytes, size_t centre)
 {
     const size_t begin = centre > kContextBytes ? centre - kContextBytes : 0;
@@ -62,6 +64,11 @@ std::string describe_text_difference(const std::string& optimized, const std::st
            "optimized: " + window(optimized) + "\nreference: " + window(reference);
 }
 
+void set_mismatch_handler(MismatchHandler handler)
+{
+    mismatch_handler = handler;
+}
+
 void report_mismatch(std::string_view label, std::string_view what, std::string_view details,
                      std::span<const uint8_t> input)
 {
@@ -72,6 +79,7 @@ void report_mismatch(std::string_view label, std::string_view what, std::string_
               (shown < input.size() ? ", first " + std::to_string(shown) + " shown" : std::string()) +
               "): " + model::to_hex(input.data(), shown) + (shown < input.size() ? "..." : "") + "\n";
     report += "==== end of mismatch report ====\n";
+    if (mismatch_handler != nullptr) mismatch_handler(report);
     std::fputs(report.c_str(), stderr);
     std::fflush(stderr);
     std::abort();

@@ -1,4 +1,5 @@
-// Differential comparison of optimized vs reference results; any difference prints a mismatch report and aborts.
+// Differential comparison of optimized vs reference results; any difference prints a mismatch report and aborts
+// (or, when set_mismatch_handler installed one, hands the report to a handler that throws).
 #pragma once
 
 #include <concepts>
@@ -12,6 +13,12 @@
 #include "model/model.h"
 
 namespace serdiff::differential {
+
+// Called with the full report instead of printing and aborting (the Python extension raises from it).
+// A handler must not return (it throws); if it does, report_mismatch prints and aborts as usual.
+using MismatchHandler = void (*)(const std::string& report);
+// Installs the handler (nullptr restores the default: print and abort). Process-wide, not thread-safe.
+void set_mismatch_handler(MismatchHandler handler);
 
 // Prints the report (headline, details, the fuzz input in hex) to stderr and aborts, so libFuzzer,
 // AFL++ and the replay driver all record a crash that replays with one command.

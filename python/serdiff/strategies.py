@@ -266,3 +266,40 @@ def read_programs() -> st.SearchStrategy[tuple]:
                      st.tuples(st.sampled_from(["bytes", "skip"]), st.one_of(st.integers(0, 40),
                                                                             st.sampled_from([0xFFFF, U64_MAX]))))
     return st.lists(step, max_size=10).map(tuple)
+
+
+# The primitive_stream fuzz target's opcodes (differential/stream_program.h, docs/fuzzing.md), in enum order.
+FUZZ_STREAM_OPERATIONS = ("u8", "u16", "u32", "u64", "u16be", "u32be", "u64be", "i8", "i16", "i32", "i64",
+                          "custom_width", "bool", "compact_size", "varint", "raw_bytes", "byte_vector", "string",
+                          "limited_string", "prevector", "integer_vector", "byte_array", "integer_array", "pair",
+                          "map", "set", "pair_list_as_map", "list_as_set", "skip", "flush")
+
+
+@st.composite
+def fuzz_stream_programs(draw) -> bytes:
+    """A well-formed primitive_stream program: the 15 header bytes, then operations (an opcode, optionally
+    with a different read type, shape byte and count, then argument bytes). Large payloads are left to the
+    raw-bytes strategy (they run ~100 times slower)."""
+    header = bytes([draw(st.integers(0, 31)),
+                    draw(st.integers(0, 31)),
+                    draw(st.integers(0, 63)),
+                    draw(st.integers(0, 72)),
+                    draw(st.integers(0, 23))])
+    header += draw(st.one_of(st.just(bytes(8)), st.binary(min_size=8, max_size=8)))
+    header += bytes([draw(st.integers(0, 15)),
+                     draw(st.one_of(st.just(0), st.integers(1, 255)))])
+    operations = b""
+    for _ in range(draw(st.integers(0, 12))):
+        opcode = draw(st.integers(0, len(FUZZ_STREAM_OPERATIONS) - 1))
+        name = FUZZ_STREAM_OPERATIONS[opcode]
+        # The arguments' layout depends on the operation (parse_step_arguments); arbitrary bytes of a
+        # plausible length keep most steps aligned, and a misaligned one is still a valid program.
+        arguments = draw(st.binary(max_size=24))
+        redirect = b""
+        if draw(st.booleans()):
+            opcode |= 0x80
+            redirect = bytes([draw(st.integers(0, len(FUZZ_STREAM_OPERATIONS) - 1)),
+                              draw(st.integers(0, 255)),
+                              draw(st.integers(0, 63))])
+        operations += bytes([opcode]) + arguments + redirect
+    return header + operations

@@ -315,4 +315,5 @@ NB_MODULE(_native, module)
                      reference::encode_block_undo, reference::decode_block_undo});
 
     bind_stream_programs(optimized_module, reference_module);
+    bind_fuzz_stream_programs(module);
 }

@@ -1,17 +1,21 @@
 // Stream operation programs on the primitive level: the same list of (operation, argument) steps run
 // through the optimized streams (DataStream, VectorWriter, SpanReader, SizeComputer) and the reference
-// Writer/Reader, returning bytes or the values read, so Python can compare them with the spec codec.
+// Writer/Reader, returning bytes or the values read, so Python can compare them with the spec codec;
+// and the primitive_stream fuzz target's own programs (check_fuzz_stream_program), raising on a mismatch.
 #include "stream_programs.h"
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "differential/compare.h"
 #include "differential/reference/primitives.h"
+#include "differential/stream_program.h"
 #include "serialize/serialize.h"
 #include "serialize/streams.h"
 
@@ -362,4 +366,42 @@ void bind_stream_programs(nb::module_ optimized_module, nb::module_ reference_mo
         }
         return nb::make_tuple(values, error, reader.position());
     });
+}
+
+namespace {
+
+// Carries report_mismatch's report out of check_stream_program; bound as serdiff._native.MismatchError.
+struct MismatchException : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void throw_mismatch(const std::string& report)
+{
+    throw MismatchException(report);
+}
+
+// Installs throw_mismatch for one call and restores the default (print and abort) afterwards.
+struct ThrowingMismatchHandler {
+    ThrowingMismatchHandler() { serdiff::differential::set_mismatch_handler(throw_mismatch); }
+    ~ThrowingMismatchHandler() { serdiff::differential::set_mismatch_handler(nullptr); }
+    ThrowingMismatchHandler(const ThrowingMismatchHandler&) = delete;
+    ThrowingMismatchHandler& operator=(const ThrowingMismatchHandler&) = delete;
+};
+
+}  // namespace
+
+void bind_fuzz_stream_programs(nb::module_ module)
+{
+    nb::exception<MismatchException>(module, "MismatchError", PyExc_AssertionError);
+    module.def(
+        "check_fuzz_stream_program",
+        [](const nb::bytes& data) {
+            const Bytes input = bytes_of(data);
+            const ThrowingMismatchHandler handler;
+            serdiff::differential::check_stream_program(serdiff::differential::parse_stream_program(input), input);
+        },
+        nb::arg("data"),
+        "Runs the primitive_stream fuzz target on `data` (a program in the format of docs/fuzzing.md): the\n"
+        "optimized writers/readers against the reference. Raises MismatchError (an AssertionError) with the\n"
+        "fuzz target's mismatch report when they differ.");
 }

@@ -2,7 +2,7 @@
 from hypothesis import assume, given, note
 from hypothesis import strategies as st
 
-from serdiff import implementations, spec_codec, strategies
+from serdiff import _native, implementations, spec_codec, strategies
 
 OPTIMIZED, REFERENCE = implementations.native()
 SPEC = implementations.spec()
@@ -95,3 +95,11 @@ def test_stream_programs_agree_on_arbitrary_bytes(program, data):
     assert OPTIMIZED.module.read_program(encoded, program, "datastream") == expected
     assert OPTIMIZED.module.read_program(encoded, program, "spanreader") == expected
     assert REFERENCE.module.read_program(encoded, program) == expected
+
+
+@given(program=st.one_of(st.binary(max_size=160), strategies.fuzz_stream_programs()))
+def test_fuzz_target_stream_programs_agree(program):
+    """The primitive_stream fuzz target's own check (differential/stream_program.h) on Hypothesis-drawn
+    programs: every optimized writer/reader against the reference; MismatchError carries the report."""
+    note(f"program ({len(program)} bytes): {program.hex()}")
+    _native.check_fuzz_stream_program(program)
