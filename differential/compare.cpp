@@ -64,6 +64,19 @@ std::string describe_text_difference(const std::string& optimized, const std::st
            "optimized: " + window(optimized) + "\nreference: " + window(reference);
 }
 
+void compare_traces(const std::string& label, const Trace& optimized, const Trace& reference,
+                    std::span<const uint8_t> input)
+{
+    if (optimized == reference) return;
+    size_t first = 0;
+    while (first < optimized.size() && first < reference.size() && optimized[first] == reference[first]) ++first;
+    std::string details = "first differing read: " + std::to_string(first) + "\n";
+    if (first > 0) details += "  (both) " + reference[first - 1] + "\n";
+    details += "  optimized: " + (first < optimized.size() ? optimized[first] : "(no more reads)") + "\n";
+    details += "  reference: " + (first < reference.size() ? reference[first] : "(no more reads)");
+    report_mismatch(label, "read values, positions or the error differ", details, input);
+}
+
 void set_mismatch_handler(MismatchHandler handler)
 {
     mismatch_handler = handler;

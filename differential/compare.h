@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "model/decoded.h"
@@ -50,6 +51,13 @@ std::string describe_value(const T& value)
 
 // The two printed values with the first differing character marked (long JSON is cut around it).
 std::string describe_text_difference(const std::string& optimized, const std::string& reference);
+
+// One printed line per step of a read program (value and position, or the error that ended it).
+using Trace = std::vector<std::string>;
+// The traces of an optimized and the reference reader must be equal; the report shows the first step
+// where they part and the last step they shared.
+void compare_traces(const std::string& label, const Trace& optimized, const Trace& reference,
+                    std::span<const uint8_t> input);
 
 // Accept/reject, error message, bytes consumed and (via ==) the value must all agree.
 template <typename T>

@@ -65,8 +65,6 @@ void apply_write(Writer& writer, const WriteStep& step)
 
 // ----------------------------------------------------------------------------------------- buffered_reader
 
-using Trace = std::vector<std::string>;
-
 struct ReadStep {
     enum Kind { Byte, Span, Ignore, Position, Count } kind;
     size_t size = 0;
@@ -98,19 +96,6 @@ Trace trace_reads(Reader& reader, const std::vector<ReadStep>& steps)
         trace.push_back(std::string("error: ") + error.what());
     }
     return trace;
-}
-
-void compare_traces(const std::string& label, const Trace& optimized, const Trace& reference,
-                    std::span<const uint8_t> input)
-{
-    if (optimized == reference) return;
-    size_t first = 0;
-    while (first < optimized.size() && first < reference.size() && optimized[first] == reference[first]) ++first;
-    report_mismatch(label, "read values, positions or the error differ",
-                    "first differing step " + std::to_string(first) + "\n  optimized: " +
-                        (first < optimized.size() ? optimized[first] : "(no more steps)") + "\n  reference: " +
-                        (first < reference.size() ? reference[first] : "(no more steps)"),
-                    input);
 }
 
 // ----------------------------------------------------------------------------------------- block_store

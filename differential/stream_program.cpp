@@ -423,8 +423,6 @@ std::string read_reference(reference::Reader& r, const StreamStep& step)
 
 // ----------------------------------------------------------------------------------------- comparison
 
-using Trace = std::vector<std::string>;
-
 std::string trace_entry(size_t index, const StreamStep& step, const std::string& value, uint64_t position)
 {
     return "#" + std::to_string(index) + " " + stream_operation_name(step.read) + " = " + value + " @" +
@@ -456,19 +454,6 @@ Trace trace_reference(std::span<const uint8_t> data, const StreamProgram& progra
         trace.push_back(std::string("error: ") + error.what());
     }
     return trace;
-}
-
-void compare_traces(const std::string& label, const Trace& optimized, const Trace& reference,
-                    std::span<const uint8_t> input)
-{
-    if (optimized == reference) return;
-    size_t first = 0;
-    while (first < optimized.size() && first < reference.size() && optimized[first] == reference[first]) ++first;
-    std::string details = "first differing read: " + std::to_string(first) + "\n";
-    if (first > 0) details += "  (both) " + reference[first - 1] + "\n";
-    details += "  optimized: " + (first < optimized.size() ? optimized[first] : "(no more reads)") + "\n";
-    details += "  reference: " + (first < reference.size() ? reference[first] : "(no more reads)");
-    report_mismatch(label, "read values, positions or the error differ", details, input);
 }
 
 void compare_position(const std::string& writer, size_t index, const StreamStep& step, uint64_t optimized,
