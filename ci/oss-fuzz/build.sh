@@ -1,10 +1,10 @@
 #!/bin/bash -eu
 # Builds serdiff's fuzz targets the OSS-Fuzz way (OSS-Fuzz, ClusterFuzzLite, `make oss-fuzz-check`).
 #
-# Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file except in
-# compliance with the License. You may obtain a copy of the License at
-#      http://www.apache.org/licenses/LICENSE-2.0
-# (OSS-Fuzz's presubmit requires this notice in every build.sh and Dockerfile under projects/.)
+# SPDX-License-Identifier: MIT (serdiff's licence: LICENSE at the repository root).
+# The copy submitted to google/oss-fuzz (projects/serdiff/) is contributed under that repository's licence,
+# the Apache License, Version 2.0, http://www.apache.org/licenses/LICENSE-2.0 , whose URL OSS-Fuzz's
+# presubmit requires in every build.sh and Dockerfile under projects/.
 #
 # Input, from OSS-Fuzz's `compile`: $CC $CXX $CFLAGS $CXXFLAGS (sanitizer and coverage flags included)
 # and $LIB_FUZZING_ENGINE; the sources in $SRC/serdiff (the working directory) and $SRC/secp256k1 (cloned

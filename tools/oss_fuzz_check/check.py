@@ -49,7 +49,18 @@ SANITIZER_FLAGS = {
 # own compile_afl falls back to (AFL_LLVM_MODE_WORKAROUND): clang with trace-pc-guard, whose callbacks
 # afl-compiler-rt.o implements, and LIB_FUZZING_ENGINE = AFL++'s runtime + driver in one archive.
 COVERAGE_FLAGS = {"libfuzzer": "-fsanitize=fuzzer-no-link", "afl": "-fsanitize-coverage=trace-pc-guard"}
-AFL_LIB = Path("/usr/lib/afl")
+# AFL++'s runtime and driver: $AFL_PATH, else the first of Debian's and a source install's directories.
+AFL_LIB = next((Path(p) for p in (os.environ.get("AFL_PATH"), "/usr/lib/afl", "/usr/local/lib/afl")
+                if p and (Path(p) / "libAFLDriver.a").exists()), Path("/usr/lib/afl"))
+
+
+def llvm_prefix():
+    """clang-19's LLVM prefix (libc++ headers and libraries), from llvm-config-19; Debian's path otherwise."""
+    try:
+        return Path(subprocess.run(["llvm-config-19", "--prefix"], capture_output=True, text=True,
+                                   check=True).stdout.strip())
+    except (OSError, subprocess.CalledProcessError):
+        return Path("/usr/lib/llvm-19")
 
 # --- OSS-Fuzz's run-time environment (infra/base-images/base-runner/Dockerfile) -------------------------
 RUN_ENV = {
@@ -132,7 +143,7 @@ def check_project_files(failures):
     for email in emails:
         if "@" not in email or "." not in email:
             failures.add(where, f"'{email}' is not an email address")
-    # What issue 8 asks of serdiff's entry.
+    # What serdiff's entry must carry (docs/oss-fuzz.md).
     if data.get("language") != "c++":
         failures.add(where, "language must be c++")
     if set(data.get("sanitizers", [])) != {"address", "undefined", "memory"}:
@@ -166,7 +177,7 @@ def check_project_files(failures):
             failures.add(where, f"does not write $OUT/<target>{output}")
     for path in (OSS_FUZZ_DIR / "build.sh", OSS_FUZZ_DIR / "Dockerfile"):
         if LICENSE_URL not in path.read_text():
-            failures.add(str(path.relative_to(ROOT)), "lacks the license notice OSS-Fuzz's presubmit requires")
+            failures.add(str(path.relative_to(ROOT)), "lacks the Apache-2.0 URL OSS-Fuzz's presubmit requires for files under projects/")
 
     # Dockerfiles: base image, clone of main_repo, build.sh in $SRC; ClusterFuzzLite's shares the setup.
     docker = (OSS_FUZZ_DIR / "Dockerfile").read_text()
@@ -273,9 +284,9 @@ def check_tools(combinations):
     packages = {"zip": "zip", "objdump": "binutils", "ar": "binutils", "file": "file"}
     wanted = sorted({packages.get(tool, tool) for tool in missing})
     # OSS-Fuzz compiles C++ against libc++ (-stdlib=libc++): Debian's libc++-19-dev and libc++abi-19-dev.
-    if not Path("/usr/lib/llvm-19/include/c++/v1/vector").exists():
+    if not (llvm_prefix() / "include/c++/v1/vector").exists():
         wanted.append("libc++-19-dev")
-    if not list(Path("/usr/lib/llvm-19/lib").glob("libc++abi.*")):
+    if not list((llvm_prefix() / "lib").glob("libc++abi.*")):
         wanted.append("libc++abi-19-dev")
     if any(engine == "afl" for _, engine in combinations):
         if not shutil.which("afl-fuzz") or not (AFL_LIB / "libAFLDriver.a").exists():
