@@ -18,7 +18,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 SMOKE_SECONDS=${SERDIFF_CI_SMOKE_SECONDS:-5}
 PARALLEL=${SERDIFF_CI_JOBS:-$(( $(nproc) < 2 ? $(nproc) : 2 ))}
-SHARED_DATA=$ROOT/../shared/data
+SHARED_DATA=${SERDIFF_DATA_DIR:-$ROOT/../shared/data}
 
 say() { echo "[ci $JOB_NAME] $*" >&2; }
 

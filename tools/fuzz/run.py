@@ -21,8 +21,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "fuzz-out"
-SHARED_DATA = ROOT.parent / "shared" / "data"
-RSS_LIMIT_MB = 2048          # no target may exceed 2 GiB RSS (issue 4)
+SHARED_DATA = Path(os.environ.get("SERDIFF_DATA_DIR") or ROOT.parent / "shared" / "data")
+RSS_LIMIT_MB = 2048          # no target may exceed 2 GiB RSS (docs/fuzzing.md)
 AFL_MAX_SEED_BYTES = 1 << 20  # afl-fuzz refuses larger test cases
 PROGRESS_SECONDS = 10
 # Longest input each target mutates: enough for its structure, small enough to stay fast.
