@@ -15,7 +15,7 @@ help:
 	@echo "make test     build under ASan+UBSan (build/asan), run every test, then the Hypothesis properties"
 	@echo "make build    optimized build, CLI at build/bin/serdiff"
 	@echo "make deps     install the Debian packages serdiff needs (idempotent)"
-	@echo "make clean    remove build/"
+	@echo "make clean    remove build/ (trees and venv), fuzz-out/ and bench-out/"
 	@echo "make fuzz     fuzz every target: TIME=60 (s per target) TARGETS='a b' ENGINE=libfuzzer|afl|hypothesis JOBS=nproc"
 	@echo "make corpus-merge   add fuzz-out/corpus inputs with new coverage to corpora/ (libFuzzer -merge=1)"
 	@echo "make corpora  regenerate the committed seeds and dictionaries (tools/corpus_gen)"
@@ -26,6 +26,10 @@ help:
 	@echo "make ci       the CI matrix: asan-ubsan, msan, gcc, afl jobs with a summary (docs/ci.md); make ci-<job> for one"
 	@echo "make ci-planted       show each CI job fails on its planted sanitizer-class defect (PLANTED='name ...')"
 	@echo "make oss-fuzz-check   emulate OSS-Fuzz's builds (ASan/UBSan/MSan x libFuzzer, AFL++) and check_build (docs/oss-fuzz.md)"
+	@echo "make python-build     the venv (build/python-venv) and the serdiff Python extension (docs/python.md)"
+	@echo "make python-test      the Hypothesis properties and Python tests (HYPOTHESIS_PROFILE=ci|nightly|dev)"
+	@echo "make fuzz-hypothesis  the properties as one atheris-driven fuzzer for TIME seconds (= make fuzz ENGINE=hypothesis)"
+	@echo "make python-planted-bug   a test-only extension with PLANTED_BUG compiled in; the properties find and shrink it"
 
 deps:
 	@ci/install-deps.sh
@@ -75,8 +79,9 @@ test-planted: deps
 coverage: deps
 	@python3 tools/fuzz/coverage.py --jobs $(JOBS)
 
+# Everything the build and the runs write: build trees (and the venv), fuzz findings, benchmark output.
 clean:
-	rm -rf build
+	rm -rf build fuzz-out bench-out
 
 # Python bindings, pure-Python spec codec and Hypothesis properties (python/, docs/python.md). The venv
 # (build/python-venv) and the extension are built first, incrementally. HYPOTHESIS_PROFILE=ci|nightly|dev.

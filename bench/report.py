@@ -20,7 +20,7 @@ import re
 import subprocess
 import sys
 
-# The goals of issue 7 and 9: (description, numerator group/implementation, denominator, target, kind).
+# The benchmark goals (docs/bench.md): (description, numerator group/implementation, denominator, target, kind).
 # kind "faster": time(denominator) / time(numerator) >= target; "within": time(num) / time(den) <= target.
 BLOCK_GOALS = [
     ("SerializeBlock optimized >= 3x faster than reference", ("SerializeBlock", "optimized"),

@@ -3,7 +3,7 @@
 
 namespace serdiff::cli {
 
-// serdiff inspect TYPE [--impl optimized|reference|both] [--hex HEX | FILE | -]
+// serdiff inspect TYPE [--impl optimized|reference|both|all] [--hex HEX | FILE | -]
 int run_inspect(int argc, char** argv);
 // serdiff blockfile write|scan|import ...
 int run_blockfile(int argc, char** argv);
