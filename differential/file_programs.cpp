@@ -100,10 +100,10 @@ Trace trace_reads(Reader& reader, const std::vector<ReadStep>& steps)
 
 // ----------------------------------------------------------------------------------------- block_store
 
-std::string describe_record(const auto& record)
+std::string describe_record(const model::FileRecord& record)
 {
     const Bytes& payload = record.payload;
-    return "status " + std::to_string(static_cast<int>(record.status)) + " error \"" + record.error + "\" offset " +
+    return "status " + std::string(model::to_string(record.status)) + " error \"" + record.error + "\" offset " +
            std::to_string(record.offset) + " size " + std::to_string(record.size) + " payload " +
            std::to_string(payload.size()) + " bytes " +
            model::to_hex(payload.data(), std::min<size_t>(payload.size(), 48)) + " hash " +
@@ -111,11 +111,15 @@ std::string describe_record(const auto& record)
            (payload.size() > 48 ? " payload-sha256d " + model::hash_to_hex(crypto::sha256d(payload)) : "");
 }
 
-void compare_records(const std::string& label, const std::string& optimized, const std::string& reference,
-                     std::span<const uint8_t> input)
+// Both sides return model::FileRecord: equal with ==, described only when they differ.
+void compare_records(const std::string& label, const std::vector<model::FileRecord>& optimized,
+                     const std::vector<model::FileRecord>& reference, std::span<const uint8_t> input)
 {
-    if (optimized != reference)
-        report_mismatch(label, "record results differ", describe_text_difference(optimized, reference), input);
+    if (optimized == reference) return;
+    std::string optimized_text, reference_text;
+    for (const auto& record : optimized) optimized_text += describe_record(record) + "\n";
+    for (const auto& record : reference) reference_text += describe_record(record) + "\n";
+    report_mismatch(label, "record results differ", describe_text_difference(optimized_text, reference_text), input);
 }
 
 struct UndoWritten {
@@ -296,23 +300,20 @@ void check_block_store_program(std::span<const uint8_t> input)
     optimized::AutoFile optimized_reader{damaged.open("rb", 0), key};
     reference::FileReader reference_reader{damaged.open("rb", 0), key};
 
-    std::string optimized_scan, reference_scan;
-    for (const auto& record : optimized::scan_block_file(optimized_reader, read_magic)) optimized_scan += describe_record(record) + "\n";
-    for (const auto& record : reference::scan_block_file(reference_reader, read_magic)) reference_scan += describe_record(record) + "\n";
-    compare_records("block_store scan_block_file", optimized_scan, reference_scan, input);
+    compare_records("block_store scan_block_file", optimized::scan_block_file(optimized_reader, read_magic),
+                    reference::scan_block_file(reference_reader, read_magic), input);
 
     const uint64_t extra_offset = in.number_at_most(stored.size() + 8);
     block_offsets.push_back(extra_offset);
     for (uint64_t offset : block_offsets)
         compare_records("block_store read_block_record at " + std::to_string(offset),
-                        describe_record(optimized::read_block_record(optimized_reader, offset, read_magic)),
-                        describe_record(reference::read_block_record(reference_reader, offset, read_magic)), input);
+                        {optimized::read_block_record(optimized_reader, offset, read_magic)},
+                        {reference::read_block_record(reference_reader, offset, read_magic)}, input);
     undo_records.push_back({extra_offset, generate.hash()});
     for (const UndoWritten& undo : undo_records)
         compare_records("block_store read_undo_record at " + std::to_string(undo.offset),
-                        describe_record(optimized::read_undo_record(optimized_reader, undo.offset, read_magic, undo.hash)),
-                        describe_record(reference::read_undo_record(reference_reader, undo.offset, read_magic, undo.hash)),
-                        input);
+                        {optimized::read_undo_record(optimized_reader, undo.offset, read_magic, undo.hash)},
+                        {reference::read_undo_record(reference_reader, undo.offset, read_magic, undo.hash)}, input);
 }
 
 }  // namespace serdiff::differential

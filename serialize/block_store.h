@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "crypto/crypto.h"
+#include "model/file_record.h"
 #include "model/model.h"
 #include "serialize/file.h"
 #include "serialize/model_formats.h"
@@ -75,22 +76,9 @@ uint64_t write_undo_record(Writer& out, const NetworkMagic& magic, std::span<con
     return offset;
 }
 
-enum class RecordStatus {
-    ok,
-    end_of_file,   // the offset is the end of the file
-    zero_padding,  // the bytes at the offset are zeros as stored (bitcoind preallocates files)
-    corrupt,       // `error` says why
-};
-
-struct FileRecord {
-    RecordStatus status = RecordStatus::end_of_file;
-    std::string error;
-    uint64_t offset = 0;       // of the record's magic
-    uint32_t size = 0;         // the size field, once read
-    model::Bytes payload;      // the de-obfuscated payload when the framing is intact
-    model::uint256 hash;       // ok blocks: sha256d of the 80-byte header; undo: the stored checksum
-    uint64_t next_offset = 0;  // the following record when the framing is intact, else 0 (scan stops)
-};
+// The result shape both implementations return (model/file_record.h), compared with ==.
+using model::FileRecord;
+using model::RecordStatus;
 
 // OPTIMIZATIONS.md row 11 (whole-block read): the size field is checked against the file before
 // allocating, the payload is read in one call, de-obfuscated once and decoded from memory.

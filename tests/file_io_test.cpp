@@ -340,7 +340,7 @@ Bytes obfuscated(Bytes plain, const Key& key, uint64_t offset = 0)
 }
 
 struct RecordView {
-    int status;
+    model::RecordStatus status;
     std::string error;
     uint64_t offset, size, next_offset;
     std::string hash;
@@ -349,14 +349,14 @@ struct RecordView {
 
 std::ostream& operator<<(std::ostream& out, const RecordView& view)
 {
-    return out << "{status " << view.status << ", '" << view.error << "', offset " << view.offset << ", size "
+    return out << "{status " << model::to_string(view.status) << ", '" << view.error << "', offset " << view.offset << ", size "
                << view.size << ", next " << view.next_offset << ", hash " << view.hash << "}";
 }
 
 template <typename Record>
 RecordView view(const Record& record)
 {
-    return {static_cast<int>(record.status), record.error, record.offset, record.size, record.next_offset,
+    return {record.status, record.error, record.offset, record.size, record.next_offset,
             model::hash_to_hex(record.hash)};
 }
 
@@ -385,15 +385,11 @@ std::vector<RecordView> scan_both(const TempDir& dir, const Bytes& bytes, const 
     return optimized_records;
 }
 
-constexpr int kOk = static_cast<int>(optimized::RecordStatus::ok);
-constexpr int kEnd = static_cast<int>(optimized::RecordStatus::end_of_file);
-constexpr int kZero = static_cast<int>(optimized::RecordStatus::zero_padding);
-constexpr int kCorrupt = static_cast<int>(optimized::RecordStatus::corrupt);
-
-static_assert(kOk == static_cast<int>(reference::RecordStatus::ok) &&
-              kEnd == static_cast<int>(reference::RecordStatus::end_of_file) &&
-              kZero == static_cast<int>(reference::RecordStatus::zero_padding) &&
-              kCorrupt == static_cast<int>(reference::RecordStatus::corrupt));
+// Both sides return model::FileRecord (model/file_record.h).
+constexpr auto kOk = model::RecordStatus::ok;
+constexpr auto kEnd = model::RecordStatus::end_of_file;
+constexpr auto kZero = model::RecordStatus::zero_padding;
+constexpr auto kCorrupt = model::RecordStatus::corrupt;
 
 class Records : public ::testing::Test {
 protected:

@@ -178,64 +178,96 @@ void write_payload(FileWriter& out, std::span<const uint8_t> payload)
     for (uint8_t value : payload) out.write_byte(static_cast<std::byte>(value));
 }
 
-// Checks the framing at record.offset and reads the payload plus `trailer_size` bytes into
-// record.payload; false (status and error set) when the record cannot be read.
-bool read_framed(FileReader& in, FileRecord& record, const NetworkMagic& magic, uint32_t maximum,
-                 uint32_t trailer_size)
+// Reads up to `count` de-obfuscated bytes from the current position into `out`, stopping at the end of
+// the file; returns how many it read. Records are read this way, field by field, in file order.
+size_t read_up_to(FileReader& in, uint64_t file_size, uint64_t count, std::vector<uint8_t>& out)
+{
+    size_t got = 0;
+    while (got < count && in.position() < file_size) {
+        out.push_back(std::to_integer<uint8_t>(in.read_byte()));
+        ++got;
+    }
+    return got;
+}
+
+// One record at `offset` (SEMANTICS.md "Files"): magic, u32 size, the payload, then `checksum_size`
+// trailing bytes. Nothing is checked against the file size in advance; a field that runs into the end
+// of the file is reported where the bytes run out. Leaves payload + checksum in record.payload when the
+// framing is intact (status still corrupt: the caller decides), else sets status and error.
+bool read_record_framing(FileReader& in, FileRecord& record, const NetworkMagic& magic, uint32_t maximum,
+                         uint32_t checksum_size)
 {
     const uint64_t file_size = in.size();
-    if (record.offset >= file_size) {
+    if (record.offset == file_size) {
         record.status = RecordStatus::end_of_file;
-        if (record.offset > file_size) {
-            record.status = RecordStatus::corrupt;
-            record.error = "record offset is past the end of the file";
-        }
-        return false;
-    }
-    in.seek(record.offset);
-    const uint64_t left = file_size - record.offset;
-
-    std::vector<std::byte> header;
-    while (header.size() < 8 && header.size() < left) header.push_back(in.read_raw_byte());
-    bool magic_all_zero = true;
-    for (size_t i = 0; i < 4 && i < header.size(); ++i)
-        if (header[i] != std::byte{0}) magic_all_zero = false;
-    if (magic_all_zero) {
-        record.status = RecordStatus::zero_padding;
         return false;
     }
     record.status = RecordStatus::corrupt;
-    if (header.size() < 8) {
+    if (record.offset > file_size) {
+        record.error = "record offset is past the end of the file";
+        return false;
+    }
+
+    // bitcoind preallocates its files with zeros: zero bytes as stored where the magic should be (as
+    // many of its four as the file holds) are padding, not a record.
+    in.seek(record.offset);
+    bool stored_zeros = true;
+    for (int i = 0; i < 4 && in.position() < file_size; ++i)
+        if (in.read_raw_byte() != std::byte{0}) stored_zeros = false;
+    if (stored_zeros) {
+        record.status = RecordStatus::zero_padding;
+        return false;
+    }
+
+    in.seek(record.offset);
+    std::vector<uint8_t> header;
+    if (read_up_to(in, file_size, 8, header) < 8) {
         record.error = "record header truncated: " + std::to_string(header.size()) + " of 8 bytes";
         return false;
     }
-    obfuscate(header, record.offset, in.key());
-    const std::span<const std::byte> found_magic{header.data(), 4};
-    if (!std::equal(found_magic.begin(), found_magic.end(), magic.begin())) {
+    std::array<std::byte, 4> found_magic;
+    for (size_t i = 0; i < 4; ++i) found_magic[i] = std::byte{header[i]};
+    if (found_magic != magic) {
         record.error = "wrong network magic: expected " + hex_of(magic) + ", found " + hex_of(found_magic);
         return false;
     }
-    uint32_t size = 0;
-    for (int i = 3; i >= 0; --i) size = (size << 8) | std::to_integer<uint32_t>(header[4 + i]);
-    record.size = size;
-    if (size == 0) {
+    record.size = uint32_t{header[4]} + uint32_t{header[5]} * 0x100 + uint32_t{header[6]} * 0x10000 +
+                  uint32_t{header[7]} * 0x1000000;
+    if (record.size == 0) {
         record.error = "record size is zero";
         return false;
     }
-    if (size > maximum) {
-        record.error = "record size " + std::to_string(size) + " above the maximum " + std::to_string(maximum);
+    if (record.size > maximum) {
+        record.error =
+            "record size " + std::to_string(record.size) + " above the maximum " + std::to_string(maximum);
         return false;
     }
-    const uint64_t payload_left = left - 8;
-    if (uint64_t{size} + trailer_size > payload_left) {
-        record.error = "record size " + std::to_string(size) +
-                       (trailer_size ? " plus the 32-byte checksum" : "") + " exceeds the " +
-                       std::to_string(payload_left) + " bytes left in the file";
+    const uint64_t wanted = uint64_t{record.size} + checksum_size;
+    const size_t got = read_up_to(in, file_size, wanted, record.payload);
+    if (got < wanted) {
+        record.error = "record size " + std::to_string(record.size) +
+                       (checksum_size ? " plus the 32-byte checksum" : "") + " exceeds the " +
+                       std::to_string(got) + " bytes left in the file";
+        record.payload.clear();
         return false;
     }
-    for (uint64_t i = 0; i < uint64_t{size} + trailer_size; ++i)
-        record.payload.push_back(std::to_integer<uint8_t>(in.read_byte()));
-    record.next_offset = record.offset + 8 + size + trailer_size;
+    record.next_offset = record.offset + 8 + wanted;
+    return true;
+}
+
+// The payload must decode as exactly one object of its kind, with no bytes left over.
+template <typename Decode>
+bool decodes_whole(FileRecord& record, std::span<const uint8_t> payload, Decode decode, const char* what)
+{
+    const auto decoded = decode(payload);
+    if (!decoded.ok) {
+        record.error = std::string(what) + " does not decode: " + decoded.error;
+        return false;
+    }
+    if (decoded.consumed != payload.size()) {
+        record.error = std::to_string(payload.size() - decoded.consumed) + " trailing bytes inside the record";
+        return false;
+    }
     return true;
 }
 
@@ -261,17 +293,12 @@ FileRecord read_block_record(FileReader& in, uint64_t offset, const NetworkMagic
 {
     FileRecord record;
     record.offset = offset;
-    if (!read_framed(in, record, magic, model::kMaxBlockSerializedSize, 0)) return record;
-    const auto decoded = decode_block(record.payload);
-    if (!decoded.ok) {
-        record.error = "block does not decode: " + decoded.error;
+    if (!read_record_framing(in, record, magic, model::kMaxBlockSerializedSize, 0)) return record;
+    if (!decodes_whole(record, record.payload, [](std::span<const uint8_t> bytes) { return decode_block(bytes); },
+                       "block"))
         return record;
-    }
-    if (decoded.consumed != record.payload.size()) {
-        record.error = std::to_string(record.payload.size() - decoded.consumed) + " trailing bytes inside the record";
-        return record;
-    }
-    record.hash = crypto::sha256d(std::span{record.payload}.first(80));
+    std::vector<uint8_t> header(record.payload.begin(), record.payload.begin() + 80);
+    record.hash = crypto::sha256d(header);
     record.status = RecordStatus::ok;
     return record;
 }
@@ -281,19 +308,16 @@ FileRecord read_undo_record(FileReader& in, uint64_t offset, const NetworkMagic&
 {
     FileRecord record;
     record.offset = offset;
-    if (!read_framed(in, record, magic, kMaxUndoRecordSize, 32)) return record;
+    if (!read_record_framing(in, record, magic, kMaxUndoRecordSize, 32)) return record;
+    // The last 32 bytes read are the stored checksum; the payload is what precedes them.
     for (size_t i = 0; i < 32; ++i) record.hash.bytes[i] = record.payload[record.size + i];
     record.payload.resize(record.size);
-    const auto decoded = decode_block_undo(record.payload);
-    if (!decoded.ok) {
-        record.error = "undo does not decode: " + decoded.error;
+    if (!decodes_whole(record, record.payload,
+                       [](std::span<const uint8_t> bytes) { return decode_block_undo(bytes); }, "undo"))
         return record;
-    }
-    if (decoded.consumed != record.payload.size()) {
-        record.error = std::to_string(record.payload.size() - decoded.consumed) + " trailing bytes inside the record";
-        return record;
-    }
-    if (crypto::sha256d(checksum_hash.bytes, record.payload) != record.hash) {
+    std::vector<uint8_t> preimage(checksum_hash.bytes.begin(), checksum_hash.bytes.end());
+    preimage.insert(preimage.end(), record.payload.begin(), record.payload.end());
+    if (crypto::sha256d(preimage) != record.hash) {
         record.error = "undo checksum mismatch";
         return record;
     }
@@ -304,15 +328,13 @@ FileRecord read_undo_record(FileReader& in, uint64_t offset, const NetworkMagic&
 std::vector<FileRecord> scan_block_file(FileReader& in, const NetworkMagic& magic)
 {
     std::vector<FileRecord> records;
-    uint64_t offset = 0;
-    while (true) {
-        FileRecord record = read_block_record(in, offset, magic);
-        record.payload.clear();
-        records.push_back(record);
-        const bool resumable = record.status == RecordStatus::ok ||
-                               (record.status == RecordStatus::corrupt && record.next_offset != 0);
-        if (!resumable) return records;
-        offset = record.next_offset;
+    for (uint64_t offset = 0;;) {
+        records.push_back(read_block_record(in, offset, magic));
+        FileRecord& last = records.back();
+        last.payload.clear();
+        // A record whose framing held (next_offset set) is skipped even when its block is bad.
+        if (last.next_offset == 0) return records;
+        offset = last.next_offset;
     }
 }
 
