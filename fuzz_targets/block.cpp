@@ -2,7 +2,7 @@
 #include "differential/codecs.h"
 #include "fuzz_targets/registry.h"
 
-SERDIFF_FUZZ_TARGET(block)
+SERDIFF_FUZZ_TARGET(block, .max_len = 262144, .codec = "block", .real_data_seeds = true)
 {
     serdiff::differential::check_decode_round_trip(serdiff::differential::block_codec(), input);
 }

@@ -2,7 +2,7 @@
 #include "differential/file_programs.h"
 #include "fuzz_targets/registry.h"
 
-SERDIFF_FUZZ_TARGET(block_store)
+SERDIFF_FUZZ_TARGET(block_store, .max_len = 16384)
 {
     serdiff::differential::check_block_store_program(input);
 }

@@ -2,7 +2,7 @@
 #include "differential/file_programs.h"
 #include "fuzz_targets/registry.h"
 
-SERDIFF_FUZZ_TARGET(buffered_writer)
+SERDIFF_FUZZ_TARGET(buffered_writer, .max_len = 4096)
 {
     serdiff::differential::check_buffered_writer_program(input);
 }

@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv)
     SERDIFF_MSAN_UNPOISON(argv, sizeof *argv);
     for (int i = 1; i < *argc; ++i) {
         if (std::strcmp((*argv)[i], "--list") == 0) {
-            serdiff::fuzz::list_targets();
+            serdiff::fuzz::list_targets(serdiff::fuzz::wants_json(*argc, *argv));
             std::exit(0);
         }
     }
@@ -46,8 +46,9 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv)
         std::exit(2);
     }
     selected_name = name;
-    selected_target = serdiff::fuzz::find_target(name);
-    if (selected_target == nullptr) std::exit(2);
+    const serdiff::fuzz::Target* target = serdiff::fuzz::find_target(name);
+    if (target == nullptr) std::exit(2);
+    selected_target = target->function;
     return 0;
 }
 

@@ -17,7 +17,7 @@ inline constexpr size_t kMaxObfuscatedBytes = 4096 + 64;  // several 32-byte bat
 
 // Input: key (8 bytes), offset (a number: edge values, small, or any u64), alignment byte (0..7 bytes into
 // an 8-aligned buffer), length (a number folded into 0..kMaxObfuscatedBytes), payload (salt + 32 bytes).
-SERDIFF_FUZZ_TARGET(obfuscation)
+SERDIFF_FUZZ_TARGET(obfuscation, .max_len = 128)
 {
     differential::ProgramInput in(input);
     optimized::ObfuscationKey key;

@@ -5,7 +5,8 @@
 #include "differential/oracles/fuzz_check.h"
 #endif
 
-SERDIFF_FUZZ_TARGET(peer_block)
+SERDIFF_FUZZ_TARGET(peer_block, .max_len = 65536, .real_data_seeds = true,
+                    .afl_unsupported = "Go/Python peers hang in AFL++'s forked children")
 {
     serdiff::differential::check_decode_round_trip(serdiff::differential::block_codec(), input);
 #ifdef SERDIFF_WITH_PEERS  // defined by differential/oracles/CMakeLists.txt when the peers are built

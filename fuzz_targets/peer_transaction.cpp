@@ -5,7 +5,8 @@
 #include "differential/oracles/fuzz_check.h"
 #endif
 
-SERDIFF_FUZZ_TARGET(peer_transaction)
+SERDIFF_FUZZ_TARGET(peer_transaction, .max_len = 65536, .real_data_seeds = true,
+                    .afl_unsupported = "Go/Python peers hang in AFL++'s forked children")
 {
     serdiff::differential::check_decode_round_trip(serdiff::differential::transaction_codec(true), input);
     serdiff::differential::check_decode_round_trip(serdiff::differential::transaction_codec(false), input);

@@ -2,7 +2,7 @@
 #include "differential/stream_program.h"
 #include "fuzz_targets/registry.h"
 
-SERDIFF_FUZZ_TARGET(primitive_stream)
+SERDIFF_FUZZ_TARGET(primitive_stream, .max_len = 4096)
 {
     serdiff::differential::check_stream_program(serdiff::differential::parse_stream_program(input), input);
 }

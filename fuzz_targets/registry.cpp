@@ -4,32 +4,33 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <string>
 
 #include "differential/compare.h"
 
 namespace serdiff::fuzz {
 
-std::map<std::string, TargetFunction, std::less<>>& registry()
+std::map<std::string, Target, std::less<>>& registry()
 {
-    static std::map<std::string, TargetFunction, std::less<>> targets;  // built before main by Registration
+    static std::map<std::string, Target, std::less<>> targets;  // built before main by Registration
     return targets;
 }
 
-Registration::Registration(const char* name, TargetFunction function)
+Registration::Registration(const char* name, TargetFunction function, TargetOptions options)
 {
-    if (!registry().emplace(name, function).second) {
+    if (!registry().emplace(name, Target{function, options}).second) {
         std::fprintf(stderr, "serdiff fuzz: target %s registered twice\n", name);
         std::abort();
     }
 }
 
-TargetFunction find_target(std::string_view name)
+const Target* find_target(std::string_view name)
 {
     const auto found = registry().find(name);
-    if (found != registry().end()) return found->second;
+    if (found != registry().end()) return &found->second;
     std::fprintf(stderr, "serdiff fuzz: unknown target '%.*s'; known targets:\n", static_cast<int>(name.size()),
                  name.data());
-    for (const auto& [known, function] : registry()) std::fprintf(stderr, "  %s\n", known.c_str());
+    for (const auto& [known, target] : registry()) std::fprintf(stderr, "  %s\n", known.c_str());
     return nullptr;
 }
 
@@ -43,9 +44,41 @@ void run_target(std::string_view name, TargetFunction target, std::span<const ui
     }
 }
 
-void list_targets()
+namespace {
+std::string json_string(std::string_view text)
 {
-    for (const auto& [name, function] : registry()) std::printf("%s\n", name.c_str());
+    std::string out = "\"";
+    for (const char c : text) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + "\"";
+}
+}  // namespace
+
+void list_targets(bool json)
+{
+    if (!json) {
+        for (const auto& [name, target] : registry()) std::printf("%s\n", name.c_str());
+        return;
+    }
+    std::string out = "[";
+    for (const auto& [name, target] : registry()) {
+        const TargetOptions& options = target.options;
+        if (out.size() > 1) out += ",";
+        out += "\n  {\"name\": " + json_string(name) + ", \"max_len\": " + std::to_string(options.max_len) +
+               ", \"codec\": " + json_string(options.codec) +
+               ", \"real_data_seeds\": " + (options.real_data_seeds ? "true" : "false") +
+               ", \"afl_unsupported\": " + json_string(options.afl_unsupported) + "}";
+    }
+    std::printf("%s\n]\n", out.c_str());
+}
+
+bool wants_json(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i)
+        if (std::string_view{argv[i]} == "--json") return true;
+    return false;
 }
 
 }  // namespace serdiff::fuzz

@@ -31,7 +31,10 @@ void usage()
 {
     std::fputs(
         "usage: serdiff_fuzz_replay [--target NAME] [--smoke-runs N] [--smoke-seconds S] [--seed N] PATH...\n"
-        "       serdiff_fuzz_replay --list\n"
+        "       serdiff_fuzz_replay --list [--json]\n"
+        "--shared-seeds DIR also replays DIR/<target> for a target that has seeds cut from the real data\n"
+        "(its option real_data_seeds; that directory must then exist). --list --json prints every target's\n"
+        "options.\n"
         "Runs every file (directories: every file inside, recursively; '-': stdin) through the target\n"
         "named by --target or the FUZZ environment variable. --smoke-runs/--smoke-seconds then run that\n"
         "many deterministic mutations of the inputs (or random inputs when there are none).\n",
@@ -130,6 +133,7 @@ int main(int argc, char** argv)
     uint64_t smoke_runs = 0;
     double smoke_seconds = 0;
     uint64_t seed = 1;
+    std::string shared_seeds;  // --shared-seeds: the real-data seed tree (tools/corpus_gen --shared-data)
     if (const char* name = std::getenv("FUZZ")) target_name = name;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -141,7 +145,7 @@ int main(int argc, char** argv)
             return argv[++i];
         };
         if (arg == "--list") {
-            serdiff::fuzz::list_targets();
+            serdiff::fuzz::list_targets(serdiff::fuzz::wants_json(argc, argv));
             return 0;
         } else if (arg == "--help" || arg == "-h") {
             usage();
@@ -150,14 +154,19 @@ int main(int argc, char** argv)
         else if (arg == "--smoke-runs") smoke_runs = std::stoull(value());
         else if (arg == "--smoke-seconds") smoke_seconds = std::stod(value());
         else if (arg == "--seed") seed = std::stoull(value());
+        else if (arg == "--shared-seeds") shared_seeds = value();
+        else if (arg == "--json") continue;
         else paths.push_back(arg);
     }
     if (target_name.empty()) {
         usage();
         return 2;
     }
-    const serdiff::fuzz::TargetFunction target = serdiff::fuzz::find_target(target_name);
-    if (target == nullptr) return 2;
+    const serdiff::fuzz::Target* found = serdiff::fuzz::find_target(target_name);
+    if (found == nullptr) return 2;
+    const serdiff::fuzz::TargetFunction target = found->function;
+    if (!shared_seeds.empty() && found->options.real_data_seeds)
+        paths.push_back((fs::path(shared_seeds) / target_name).string());
     std::signal(SIGABRT, on_abort);
 
     // Expand directories into their files, sorted so runs are reproducible.

@@ -5,7 +5,7 @@
 
 using namespace serdiff::differential;
 
-SERDIFF_FUZZ_TARGET(size_computer)
+SERDIFF_FUZZ_TARGET(size_computer, .max_len = 8192)
 {
     FuzzInput fuzz(input);
     ValueGenerator generate(fuzz);

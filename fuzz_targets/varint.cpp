@@ -18,7 +18,7 @@ uint64_t kind_maximum(model::IntKind kind)
 
 }  // namespace
 
-SERDIFF_FUZZ_TARGET(varint)
+SERDIFF_FUZZ_TARGET(varint, .max_len = 64, .codec = "varint")
 {
     differential::FuzzInput fuzz(input);
     const uint64_t raw_value = fuzz.integral<uint64_t>();

@@ -69,10 +69,9 @@ replay() {
     REPLAYED=$(( REPLAYED + ${count:-0} ))
 }
 
-# The longest input libFuzzer mutates per target: the single table in tools/fuzz/run.py.
+# The longest input libFuzzer mutates per target, as the target declares it (SERDIFF_FUZZ_TARGET options).
 max_len() {
-    python3 -c "import sys; sys.path.insert(0, '$ROOT/tools/fuzz'); import run; \
-print(run.MAX_LEN.get('$1', run.DEFAULT_MAX_LEN))"
+    python3 "$ROOT/tools/fuzz/run.py" option "$BIN/serdiff_fuzz_libfuzzer" "$1" max_len
 }
 
 smoke_libfuzzer() {

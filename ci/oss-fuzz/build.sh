@@ -49,8 +49,7 @@ for target in $targets; do
   if [ -f "$project/corpora/dicts/$target.dict" ]; then
     cp "$project/corpora/dicts/$target.dict" "$OUT/$target.dict"
   fi
-  # The longest input worth mutating, from the same table `make fuzz` uses (tools/fuzz/run.py).
-  max_len=$(python3 -B -c 'import sys; sys.path.insert(0, sys.argv[1]); import run; print(run.MAX_LEN.get(sys.argv[2], run.DEFAULT_MAX_LEN))' \
-    "$project/tools/fuzz" "$target")
+  # The longest input worth mutating, as the target declares it (SERDIFF_FUZZ_TARGET options).
+  max_len=$(FUZZ= python3 -B "$project/tools/fuzz/run.py" option "$engine" "$target" max_len)
   printf '[libfuzzer]\nmax_len = %s\n' "$max_len" > "$OUT/$target.options"
 done

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import run as fuzz_run  # noqa: E402  (MAX_LEN, RSS limit, the same libFuzzer flags as make fuzz)
+import run as fuzz_run  # noqa: E402  (target options, RSS limit, the same libFuzzer flags as make fuzz)
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build" / "planted"
@@ -90,7 +90,7 @@ def hunt(bug, target, binary, budget, from_seeds=True):
     shutil.rmtree(work, ignore_errors=True)
     (work / "corpus").mkdir(parents=True)
     command = [str(binary), f"-max_total_time={budget}", f"-rss_limit_mb={fuzz_run.RSS_LIMIT_MB}",
-               f"-max_len={fuzz_run.MAX_LEN.get(target, fuzz_run.DEFAULT_MAX_LEN)}", "-timeout=30",
+               f"-max_len={fuzz_run.target_options(binary)[target]['max_len']}", "-timeout=30",
                "-print_final_stats=1", f"-artifact_prefix={work}/"]
     dictionary = ROOT / "corpora" / "dicts" / f"{target}.dict"
     if dictionary.exists():

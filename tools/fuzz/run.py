@@ -9,6 +9,7 @@ final table; `merge` minimizes new inputs back into corpora/ (libFuzzer -merge=1
 import argparse
 import concurrent.futures
 import hashlib
+import json
 import math
 import os
 import re
@@ -25,16 +26,6 @@ SHARED_DATA = Path(os.environ.get("SERDIFF_DATA_DIR") or ROOT.parent / "shared" 
 RSS_LIMIT_MB = 2048          # no target may exceed 2 GiB RSS (docs/fuzzing.md)
 AFL_MAX_SEED_BYTES = 1 << 20  # afl-fuzz refuses larger test cases
 PROGRESS_SECONDS = 10
-# Longest input each target mutates: enough for its structure, small enough to stay fast.
-MAX_LEN = {"compact_size": 64, "varint": 64, "block_header": 256, "block_locator": 16384,
-           "size_computer": 8192, "block": 262144, "primitive_stream": 4096, "obfuscation": 128,
-           "buffered_writer": 4096, "buffered_reader": 2048, "block_store": 16384}
-DEFAULT_MAX_LEN = 65536
-# Targets an engine cannot run, and why (shown in the table instead of results).
-UNSUPPORTED = {
-    ("afl", "peer_transaction"): "Go/Python peers hang in AFL++'s forked children",
-    ("afl", "peer_block"): "Go/Python peers hang in AFL++'s forked children",
-}
 
 
 def log(message):
@@ -59,15 +50,22 @@ def build(engine, jobs):
     return directory / "bin"
 
 
+def target_options(binary):
+    """Every registered target's options, as the binary prints them (SERDIFF_FUZZ_TARGET in fuzz_targets/)."""
+    listing = subprocess.run([str(binary), "--list", "--json"], check=True, capture_output=True, text=True,
+                             env={**os.environ, "FUZZ": ""}).stdout
+    return {entry["name"]: entry for entry in json.loads(listing)}
+
+
 def list_targets(binary, wanted):
-    names = subprocess.run([str(binary), "--list"], check=True, capture_output=True, text=True,
-                           env={**os.environ, "FUZZ": ""}).stdout.split()
+    """The wanted targets' options (all targets when none is named), in the binary's order."""
+    options = target_options(binary)
     if not wanted:
-        return names
-    unknown = [name for name in wanted if name not in names]
+        return list(options.values())
+    unknown = [name for name in wanted if name not in options]
     if unknown:
-        sys.exit(f"fuzz: unknown target(s) {', '.join(unknown)}; known: {' '.join(names)}")
-    return wanted
+        sys.exit(f"fuzz: unknown target(s) {', '.join(unknown)}; known: {' '.join(options)}")
+    return [options[name] for name in wanted]
 
 
 def shared_seeds(bin_dir):
@@ -101,7 +99,8 @@ def save_by_content(source, directory, prefix=""):
 class Run:
     """One target under one engine: its command, live status and results."""
 
-    def __init__(self, target, engine, bin_dir, seconds, seeds_dir):
+    def __init__(self, options, engine, bin_dir, seconds, seeds_dir):
+        target = options["name"]
         self.target, self.engine, self.bin_dir, self.seconds = target, engine, bin_dir, seconds
         self.corpus = OUT / "corpus" / target            # inputs found by earlier and this run
         self.committed = ROOT / "corpora" / target
@@ -109,14 +108,14 @@ class Run:
         self.crashes = OUT / "crashes" / target
         self.log_path = OUT / "logs" / f"{target}-{engine}.log"
         self.dictionary = ROOT / "corpora" / "dicts" / f"{target}.dict"
-        self.max_len = MAX_LEN.get(target, DEFAULT_MAX_LEN)
+        self.max_len = options["max_len"]
         self.execs = self.exec_rate = 0
         self.coverage = "-"
         self.corpus_before = self.corpus_after = 0
         self.new_crashes = []
         self.exit_status = 0
         self.engine_failed = False
-        self.skipped = UNSUPPORTED.get((engine, target))
+        self.skipped = options["afl_unsupported"] if engine == "afl" else None
         self.started = None
         self.status = "waiting"
 
@@ -237,7 +236,7 @@ def fuzz(arguments):
     bin_dir = build(engine, arguments.jobs)
     targets = list_targets(bin_dir / f"serdiff_fuzz_{engine}", arguments.targets)
     seeds_dir = shared_seeds(bin_dir)
-    runs = [Run(target, engine, bin_dir, arguments.time, seeds_dir) for target in targets]
+    runs = [Run(options, engine, bin_dir, arguments.time, seeds_dir) for options in targets]
     log(f"fuzz: {len(runs)} target(s) × {arguments.time} s with {engine}, {arguments.jobs} at a time; "
         f"logs in {(OUT / 'logs').relative_to(ROOT)}/")
 
@@ -284,14 +283,15 @@ def merge(arguments):
     bin_dir = build("libfuzzer", arguments.jobs)
     binary = bin_dir / "serdiff_fuzz_libfuzzer"
     targets = list_targets(binary, arguments.targets)
-    for target in targets:
+    for options in targets:
+        target = options["name"]
         committed, found = ROOT / "corpora" / target, OUT / "corpus" / target
         if not found.is_dir() or not any(found.iterdir()):
             log(f"merge: {target}: no new inputs in {found.relative_to(ROOT)}")
             continue
         before = count_files(committed)
         result = subprocess.run([str(binary), "-merge=1", f"-rss_limit_mb={RSS_LIMIT_MB}",
-                                 f"-max_len={MAX_LEN.get(target, DEFAULT_MAX_LEN)}", str(committed), str(found)],
+                                 f"-max_len={options['max_len']}", str(committed), str(found)],
                                 env={**os.environ, "FUZZ": target}, capture_output=True, text=True)
         if result.returncode != 0:
             log(result.stderr[-3000:])
@@ -303,7 +303,9 @@ def merge(arguments):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["fuzz", "merge", "build"])
+    parser.add_argument("command", choices=["fuzz", "merge", "build", "option"])
+    parser.add_argument("option_args", nargs="*", metavar="BINARY TARGET FIELD",
+                        help="option: print one option of one target as the binary declares it (for scripts)")
     parser.add_argument("--time", type=int, default=60, help="seconds per target (default 60)")
     parser.add_argument("--targets", default="", help="comma- or space-separated target names (default: all)")
     parser.add_argument("--engine", default="libfuzzer", choices=["libfuzzer", "afl"])
@@ -311,6 +313,13 @@ def main():
     arguments = parser.parse_args()
     arguments.targets = [t for t in re.split(r"[,\s]+", arguments.targets) if t]
     arguments.jobs = max(1, arguments.jobs)
+    if arguments.command == "option":
+        if len(arguments.option_args) != 3:
+            sys.exit("usage: tools/fuzz/run.py option BINARY TARGET FIELD   (e.g. max_len)")
+        binary, target, field = arguments.option_args
+        value = target_options(binary)[target][field]
+        print(str(value).lower() if isinstance(value, bool) else value)
+        return 0
     OUT.mkdir(exist_ok=True)
     if arguments.command == "build":
         build(arguments.engine, arguments.jobs)
