@@ -19,7 +19,7 @@ help:
 	@echo "make fuzz     fuzz every target: TIME=60 (s per target) TARGETS='a b' ENGINE=libfuzzer|afl|hypothesis JOBS=nproc"
 	@echo "make corpus-merge   add fuzz-out/corpus inputs with new coverage to corpora/ (libFuzzer -merge=1)"
 	@echo "make corpora  regenerate the committed seeds and dictionaries (tools/corpus_gen)"
-	@echo "make test-planted   build each planted bug and show its fuzz target finds it (PLANTED_BUDGET=120 s)"
+	@echo "make test-planted   build each planted bug and show its fuzz target finds it (PLANTED='a b', PLANTED_BUDGET=120 s)"
 	@echo "make coverage the fast-path lines (OPTIMIZATIONS.md rows) the corpora reach, via llvm-cov"
 	@echo "make bench    benchmarks on the mainnet blocks: table + bench-out/results.json (docs/bench.md)"
 	@echo "make bench-callgrind   the same cases' instruction counts under callgrind (bench-out/callgrind.json)"
@@ -29,7 +29,7 @@ help:
 	@echo "make python-build     the venv (build/python-venv) and the serdiff Python extension (docs/python.md)"
 	@echo "make python-test      the Hypothesis properties and Python tests (HYPOTHESIS_PROFILE=ci|nightly|dev)"
 	@echo "make fuzz-hypothesis  the properties as one atheris-driven fuzzer for TIME seconds (= make fuzz ENGINE=hypothesis)"
-	@echo "make python-planted-bug   a test-only extension with PLANTED_BUG compiled in; the properties find and shrink it"
+	@echo "make python-planted-bug   a test-only extension with PLANTED=name compiled in; the properties find and shrink it"
 
 deps:
 	@ci/install-deps.sh
@@ -63,15 +63,17 @@ corpus-merge: deps
 corpora: build-asan
 	@build/asan/bin/serdiff_corpus_gen --out corpora
 
-# Planted bugs (docs/fuzzing.md): each serialize/planted.h bug built into build/planted and hunted by its target
-# for at most PLANTED_BUDGET seconds; a table of times to detection; fails if one is missed. Not part of make test.
+# Planted bugs (tests/planted/bugs.tsv, docs/fuzzing.md). PLANTED names the bugs for every planted-bug command
+# (test-planted, ci-planted: a list, default all of theirs; python-planted-bug: one). test-planted builds each
+# bug whose detector is a fuzz target into build/planted and hunts it for at most PLANTED_BUDGET seconds; a
+# table of times to detection; fails if one is missed. Not part of make test.
+PLANTED ?=
 PLANTED_BUDGET ?= 120
-PLANTED_BUGS ?=
 # PLANTED_FROM_NOTHING=1 also hunts each bug from an empty corpus (no seeds) for the same budget.
 PLANTED_FROM_NOTHING ?=
 .PHONY: test-planted coverage
 test-planted: deps
-	@python3 tools/fuzz/planted.py run --budget $(PLANTED_BUDGET) --bugs "$(PLANTED_BUGS)" --jobs $(JOBS) \
+	@python3 tools/fuzz/planted.py run --budget $(PLANTED_BUDGET) --bugs "$(PLANTED)" --jobs $(JOBS) \
 	  $(if $(PLANTED_FROM_NOTHING),--from-nothing)
 
 # Which OPTIMIZATIONS.md fast-path lines the committed corpora reach: clang source coverage of the replay
@@ -99,9 +101,8 @@ fuzz-hypothesis: python-build
 	@build/python-venv/bin/python python/fuzz_hypothesis.py --seconds $(TIME)
 
 # Builds a test-only extension with a planted optimized-side bug and shows the properties find and shrink it.
-PLANTED_BUG ?= witness_first_input_only
 python-planted-bug: python-build
-	@python/check_planted_bug.sh $(PLANTED_BUG)
+	@python/check_planted_bug.sh $(or $(PLANTED),witness_first_input_only)
 
 # Benchmarks (docs/bench.md): an -O2 -DNDEBUG tree in build/bench, the table on stdout and in
 # bench-out/results.json. BENCH_REPETITIONS/BENCH_MIN_TIME (s per repetition)/BENCH_FILTER (regex) tune it;
