@@ -161,13 +161,16 @@ def classify(target, replay):
         replay.details = [m.group(0)] + [f"  at {f}" for f in top_frames(text)]
         replay.signature = f"{target} | UBSan {where}: {normalize(m.group(3))}"
         return replay
-    m = re.search(r"ERROR: (\w+Sanitizer|libFuzzer): ([\w-]+(?: [\w-]+)?)", text)
+    m = re.search(r"ERROR: (\w+Sanitizer|libFuzzer): (.*)$", text, re.MULTILINE)
     if m:
         frames = top_frames(text)
-        replay.kind, replay.headline = "sanitizer", f"{m.group(1)}: {m.group(2)}"
+        # A sanitizer's error type is its first word (heap-buffer-overflow, SEGV, ...); libFuzzer's is a phrase
+        # (deadly signal, out-of-memory (malloc(N)), timeout after N seconds).
+        error = m.group(2).split()[0] if m.group(1) != "libFuzzer" else normalize(m.group(2).split(" (")[0])
+        replay.kind, replay.headline = "sanitizer", f"{m.group(1)}: {error}"
         line = re.search(r"ERROR: \w+: .*", text).group(0)
         replay.details = [line] + [f"  at {f}" for f in frames]
-        replay.signature = f"{target} | {m.group(1)}: {m.group(2)} | {' < '.join(frames)}"
+        replay.signature = f"{target} | {m.group(1)}: {error} | {' < '.join(frames)}"
         return replay
     replay.kind = "other"
     replay.headline = f"exit status {replay.status} without a report" if replay.reproduced else \
@@ -195,8 +198,20 @@ class Tools:
         self.replay = self.bin_dir / "serdiff_fuzz_replay"
         if not self.replay.exists():
             sys.exit(f"triage: no replay driver at {self.replay} (build it: make fuzz-build)")
-        self.cli = next((p for p in (self.bin_dir / "serdiff",) if p.exists()), None)
+        self._cli = None
         self._options = None
+
+    @property
+    def cli(self):
+        """The serdiff CLI of the same tree (same code, same planted bug), built on first use when missing."""
+        if self._cli is None:
+            path = self.bin_dir / "serdiff"
+            if not path.exists() and (self.bin_dir.parent / "CMakeCache.txt").exists():
+                log(f"triage: building the serdiff CLI in {rel(self.bin_dir.parent)} to explain findings ...")
+                subprocess.run(["cmake", "--build", str(self.bin_dir.parent), "-j", "2", "--target", "serdiff"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            self._cli = path if path.exists() else False
+        return self._cli or None
 
     def options(self):
         if self._options is None:
@@ -250,7 +265,7 @@ def minimize(tools, crash, seconds, work):
         except subprocess.TimeoutExpired:
             method += f" (stopped at the {seconds} s budget)"
     elapsed = time.time() - started
-    if out.exists() and 0 < out.stat().st_size <= crash.path.stat().st_size:
+    if out.exists() and 0 < out.stat().st_size < crash.path.stat().st_size:
         return out, f"{method}, {elapsed:.1f} s"
     return crash.path, f"{method} made nothing smaller ({elapsed:.1f} s)"
 
