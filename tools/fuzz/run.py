@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """serdiff fuzz runner: builds the engine binary, fuzzes every target in parallel, prints progress and a
-final table; `merge` minimizes new inputs back into corpora/ (libFuzzer -merge=1).
+final table, then triages the crashes (tools/fuzz/triage.py: minimized, deduplicated, explained);
+`merge` minimizes new inputs back into corpora/ (libFuzzer -merge=1).
 
-  tools/fuzz/run.py fuzz  [--time 60] [--targets a,b] [--engine libfuzzer|afl] [--jobs N]
+  tools/fuzz/run.py fuzz  [--time 60] [--targets a,b] [--engine libfuzzer|afl|libfuzzer,afl] [--jobs N]
   tools/fuzz/run.py merge [--targets a,b] [--jobs N]
   tools/fuzz/run.py build [--engine libfuzzer|afl]
 """
@@ -19,6 +20,9 @@ import sys
 import threading
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import triage  # noqa: E402  (crash triage: replay, minimize, deduplicate, explain)
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "fuzz-out"
@@ -118,6 +122,9 @@ class Run:
         self.skipped = options["afl_unsupported"] if engine == "afl" else None
         self.started = None
         self.status = "waiting"
+        self.from_seeds = False      # the crash came while the engine replayed its seeds
+        self.peak_rss_mb = 0
+        self.samples = []            # (elapsed s, execs, exec/s, rss MB) at each progress poll, for the summary
 
     def environment(self):
         return {**os.environ, "FUZZ": self.target}
@@ -137,7 +144,11 @@ class Run:
             self.run_libfuzzer()
         else:
             self.run_afl()
-        self.new_crashes = sorted(set(os.listdir(self.crashes)) - crashes_before)
+        # Only this engine's files: another engine fuzzing the same target harvests into the same directory.
+        self.new_crashes = sorted(name for name in set(os.listdir(self.crashes)) - crashes_before
+                                  if name.startswith("afl-") == (self.engine == "afl"))
+        self.from_seeds = bool(self.new_crashes) and triage.found_replaying_seeds(self.engine, self.log_path,
+                                                                                   self.new_crashes)
         # An engine that stops with an error but left no crash input did not fuzz (bad flags, setup).
         self.engine_failed = self.exit_status != 0 and not self.new_crashes
         self.corpus_after = count_files(self.committed, self.corpus, self.shared)
@@ -173,7 +184,8 @@ class Run:
             command += ["-x", str(self.dictionary)]
         command += ["--", str(self.bin_dir / "serdiff_fuzz_afl")]
         environment = {**self.environment(), "AFL_SKIP_CPUFREQ": "1", "AFL_NO_UI": "1", "AFL_NO_AFFINITY": "1",
-                       "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES": "1", "AFL_FORKSRV_INIT_TMOUT": "60000"}
+                       "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES": "1", "AFL_FORKSRV_INIT_TMOUT": "60000",
+                       "AFL_SKIP_CRASHES": "1"}  # a crashing seed is skipped, logged, harvested below
         with open(self.log_path, "w") as log_file:
             self.exit_status = subprocess.run(command, env=environment, stdout=log_file, stderr=subprocess.STDOUT,
                                               cwd=OUT).returncode
@@ -181,6 +193,7 @@ class Run:
         # Harvest: AFL's crashes into fuzz-out/crashes/<target>/, its queue into fuzz-out/corpus/<target>/.
         for crash in sorted((findings / "default" / "crashes").glob("id:*")):
             save_by_content(crash, self.crashes, "afl-crash-")
+        triage.harvest_afl_seed_crashes(self.log_path, seeds, self.crashes)
         for entry in sorted((findings / "default" / "queue").glob("id:*")):
             if entry.is_file():
                 save_by_content(entry, self.corpus)
@@ -194,6 +207,9 @@ class Run:
                 return
             status = re.findall(r"^#(\d+)\s+\w+\s+cov: (\d+) ft: (\d+) corp: (\d+)/\S+(?: lim: \d+)?"
                                 r"(?: exec/s: (\d+))?", text, re.MULTILINE)
+            rss = re.findall(r"(?:^#\d+\s.* rss: |stat::peak_rss_mb:\s+)(\d+)", text, re.MULTILINE)
+            if rss:
+                self.peak_rss_mb = max(self.peak_rss_mb, max(int(x) for x in rss))
             if status:
                 execs, cov, features, _, rate = status[-1]
                 self.execs, self.coverage = int(execs), f"{cov} edges / {features} ft"
@@ -211,17 +227,34 @@ class Run:
                 rate = float(stats.get("execs_per_sec", 0))
                 self.exec_rate = int(rate) if math.isfinite(rate) else 0  # "inf" right after start
                 self.coverage = f"{stats.get('edges_found', '?')} edges ({stats.get('bitmap_cvg', '?')})"
+                self.peak_rss_mb = max(self.peak_rss_mb, int(stats.get("peak_rss_mb", 0) or 0))
 
     def replay_command(self, crash):
         return (f"{(self.bin_dir / 'serdiff_fuzz_replay').relative_to(ROOT)} --target {self.target} "
                 f"{(self.crashes / crash).relative_to(ROOT)}")
 
 
-def print_table(runs):
-    header = ("target", "engine", "execs/s", "coverage", "corpus before → after", "crashes")
-    rows = [(r.target, r.engine, "-", f"skipped: {r.skipped}", "-", "-") if r.skipped else
-            (r.target, r.engine, str(r.exec_rate), r.coverage, f"{r.corpus_before} → {r.corpus_after}",
-             "engine failed" if r.engine_failed else str(len(r.new_crashes))) for r in runs]
+def print_table(runs, findings=()):
+    header = ("target", "engine", "execs/s", "coverage", "corpus before → after", "peak RSS",
+              "crashes → unique")
+
+    def unique(r):
+        paths = {r.crashes / name for name in r.new_crashes}
+        return sum(1 for f in findings if any(c.path in paths for c in f.crashes))
+
+    def row(r):
+        if r.skipped:
+            return (r.target, r.engine, "-", f"skipped: {r.skipped}", "-", "-", "-")
+        crashes = "engine failed" if r.engine_failed else (
+            f"{len(r.new_crashes)} → {unique(r)}" if r.new_crashes else "0")
+        rss = f"{r.peak_rss_mb} MB" if r.peak_rss_mb else "-"
+        if r.from_seeds and r.execs == 0:  # no mutation ran: the rate and coverage columns would be empty
+            return (r.target, r.engine, "-", "found while replaying seeds", f"{r.corpus_before} → {r.corpus_after}",
+                    rss, crashes)
+        return (r.target, r.engine, str(r.exec_rate), r.coverage + (" (crash on a seed)" if r.from_seeds else ""),
+                f"{r.corpus_before} → {r.corpus_after}", rss, crashes)
+
+    rows = [row(r) for r in runs]
     widths = [max(len(row[i]) for row in rows + [header]) for i in range(len(header))]
     line = "  ".join("{:<%d}" % w for w in widths)
     log("")
@@ -231,16 +264,10 @@ def print_table(runs):
         log(line.format(*row))
 
 
-def fuzz(arguments):
-    engine = arguments.engine
-    bin_dir = build(engine, arguments.jobs)
-    targets = list_targets(bin_dir / f"serdiff_fuzz_{engine}", arguments.targets)
-    seeds_dir = shared_seeds(bin_dir)
-    runs = [Run(options, engine, bin_dir, arguments.time, seeds_dir) for options in targets]
-    log(f"fuzz: {len(runs)} target(s) × {arguments.time} s with {engine}, {arguments.jobs} at a time; "
-        f"logs in {(OUT / 'logs').relative_to(ROOT)}/")
-
+def execute(runs, jobs):
+    """Runs every target × engine, `jobs` at a time, with a progress line per running target every 10 s."""
     done = threading.Event()
+    several_engines = len({r.engine for r in runs}) > 1
 
     def report_progress():
         while not done.wait(PROGRESS_SECONDS):
@@ -252,30 +279,78 @@ def fuzz(arguments):
                         continue
                     elapsed = time.time() - r.started
                     rate = r.exec_rate or int(r.execs / max(elapsed, 1))  # before the engine reports one
-                    log(f"  [{elapsed:5.0f}s/{r.seconds}s] {r.target:<14} {r.execs:>10} execs "
+                    r.samples.append((round(elapsed), r.execs, rate, r.peak_rss_mb))
+                    name = f"{r.target}/{r.engine}" if several_engines else r.target
+                    log(f"  [{elapsed:5.0f}s/{r.seconds}s] {name:<14} {r.execs:>10} execs "
                         f"{rate:>7}/s  {r.coverage}")
 
     reporter = threading.Thread(target=report_progress, daemon=True)
     reporter.start()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=arguments.jobs) as pool:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = {pool.submit(r.run): r for r in runs}
         for future in concurrent.futures.as_completed(futures):
             r = futures[future]
             future.result()
             outcome = ("skipped" if r.skipped else "ENGINE FAILED" if r.engine_failed
-                       else f"{len(r.new_crashes)} crash(es)")
-            log(f"fuzz: {r.target} finished: {r.execs} execs, {outcome}")
+                       else f"{len(r.new_crashes)} crash(es)" + (" while replaying seeds" if r.from_seeds else ""))
+            log(f"fuzz: {r.target} ({r.engine}) finished: {r.execs} execs, {outcome}")
     done.set()
 
-    print_table(runs)
-    failed = [r for r in runs if r.new_crashes or r.engine_failed]
-    for r in failed:
-        for crash in r.new_crashes:
-            log(f"CRASH {r.target}: {r.replay_command(crash)}")
+
+def triage_runs(runs, minimize_seconds):
+    """The run's crashes through tools/fuzz/triage.py: replayed, minimized, grouped into unique findings."""
+    crashes = [triage.Crash(path=r.crashes / name, target=r.target, engine=r.engine,
+                            from_seeds=r.from_seeds or name.startswith("afl-seed-crash-"))
+               for r in runs for name in r.new_crashes]
+    if not crashes:
+        return crashes, []
+    bin_dirs = {r.engine: r.bin_dir for r in runs}
+    tools = triage.Tools(bin_dirs.get("libfuzzer") or next(iter(bin_dirs.values())), bin_dirs)
+    log(f"\nfuzz: triaging {len(crashes)} crash file(s) (minimizing with a {minimize_seconds} s budget each) ...")
+    return crashes, triage.triage(crashes, tools, minimize_seconds, OUT / "findings")
+
+
+def write_summary(runs, findings, path):
+    """fuzz-out/summary.json: per target × engine the numbers of the table, exec/s and RSS over time, and the
+    unique findings (what a long soak records)."""
+    summary = {"runs": [{"target": r.target, "engine": r.engine, "seconds": r.seconds, "skipped": r.skipped or None,
+                         "execs": r.execs, "exec_per_s": r.exec_rate, "coverage": r.coverage,
+                         "corpus_before": r.corpus_before, "corpus_after": r.corpus_after,
+                         "peak_rss_mb": r.peak_rss_mb, "crashes": r.new_crashes, "from_seeds": r.from_seeds,
+                         "engine_failed": r.engine_failed, "log": str(r.log_path.relative_to(ROOT)),
+                         "samples": [{"elapsed_s": e, "execs": x, "exec_per_s": rate, "rss_mb": rss}
+                                     for e, x, rate, rss in r.samples]} for r in runs],
+               "findings": triage.findings_json(findings)}
+    path.write_text(json.dumps(summary, indent=1) + "\n")
+
+
+def fuzz(arguments):
+    runs = []
+    for engine in arguments.engines:
+        bin_dir = build(engine, arguments.jobs)
+        targets = list_targets(bin_dir / f"serdiff_fuzz_{engine}", arguments.targets)
+        seeds_dir = shared_seeds(bin_dir)
+        runs += [Run(options, engine, bin_dir, arguments.time, seeds_dir) for options in targets]
+    log(f"fuzz: {len(runs)} run(s) (target × engine) × {arguments.time} s with {', '.join(arguments.engines)}, "
+        f"{arguments.jobs} at a time; logs in {(OUT / 'logs').relative_to(ROOT)}/")
+    execute(runs, arguments.jobs)
+    return report(runs, arguments.minimize_seconds)
+
+
+def report(runs, minimize_seconds=triage.DEFAULT_MINIMIZE_SECONDS):
+    """The table, one block per unique finding, the summary JSON; 1 when anything was found or failed."""
+    crashes, findings = triage_runs(runs, minimize_seconds)
+    print_table(runs, findings)
+    if crashes:
+        triage.print_findings(findings, len(crashes))
+    for r in runs:
         if r.engine_failed:
-            log(f"ENGINE FAILED {r.target}: exit status {r.exit_status}")
-        log(f"  log: {r.log_path.relative_to(ROOT)}")
-    return 1 if failed else 0
+            log(f"ENGINE FAILED {r.target} ({r.engine}): exit status {r.exit_status}; log: "
+                f"{r.log_path.relative_to(ROOT)}")
+    write_summary(runs, findings, OUT / "summary.json")
+    log(f"\nfuzz: {len(crashes)} crash file(s) → {len(findings)} unique finding(s); summary in "
+        f"{(OUT / 'summary.json').relative_to(ROOT)}, logs in {(OUT / 'logs').relative_to(ROOT)}/")
+    return 1 if crashes or any(r.engine_failed for r in runs) else 0
 
 
 def merge(arguments):
@@ -308,11 +383,17 @@ def main():
                         help="option: print one option of one target as the binary declares it (for scripts)")
     parser.add_argument("--time", type=int, default=60, help="seconds per target (default 60)")
     parser.add_argument("--targets", default="", help="comma- or space-separated target names (default: all)")
-    parser.add_argument("--engine", default="libfuzzer", choices=["libfuzzer", "afl"])
+    parser.add_argument("--engine", default="libfuzzer",
+                        help="libfuzzer, afl, or several (comma- or space-separated) fuzzing the same targets")
+    parser.add_argument("--minimize-seconds", type=int, default=triage.DEFAULT_MINIMIZE_SECONDS,
+                        help="time budget per crash minimization in the triage (0: none)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="targets fuzzed at once")
     arguments = parser.parse_args()
     arguments.targets = [t for t in re.split(r"[,\s]+", arguments.targets) if t]
     arguments.jobs = max(1, arguments.jobs)
+    arguments.engines = [e for e in re.split(r"[,\s]+", arguments.engine) if e]
+    if not arguments.engines or any(e not in ("libfuzzer", "afl") for e in arguments.engines):
+        sys.exit(f"fuzz: --engine takes libfuzzer and/or afl, got '{arguments.engine}'")
     if arguments.command == "option":
         if len(arguments.option_args) != 3:
             sys.exit("usage: tools/fuzz/run.py option BINARY TARGET FIELD   (e.g. max_len)")
@@ -322,7 +403,8 @@ def main():
         return 0
     OUT.mkdir(exist_ok=True)
     if arguments.command == "build":
-        build(arguments.engine, arguments.jobs)
+        for engine in arguments.engines:
+            build(engine, arguments.jobs)
         return 0
     return fuzz(arguments) if arguments.command == "fuzz" else merge(arguments)
 
