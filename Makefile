@@ -21,7 +21,7 @@ help:
 	@echo "make fuzz     fuzz every target: TIME=60 (s per target) TARGETS='a b' ENGINE=libfuzzer|afl|hypothesis JOBS=nproc"
 	@echo "             ENGINE='libfuzzer afl' runs both; crashes are minimized (MINIMIZE_SECONDS=30), deduplicated, explained"
 	@echo "make triage DIR=path [TARGET=name]   the same triage for crash files from elsewhere (OSS-Fuzz, CI, AFL++ dirs)"
-	@echo "make triage-check   a planted bug found by libFuzzer and AFL++ must triage to ONE finding (PLANTED_BUG_TRIAGE=, TRIAGE_FROM_NOTHING=1)"
+	@echo "make triage-check   a planted bug found by libFuzzer and AFL++ must triage to ONE finding (PLANTED=one bug, default varint_length_off_by_one; TRIAGE_FROM_NOTHING=1)"
 	@echo "make corpus-merge   add fuzz-out/corpus inputs with new coverage to corpora/ (libFuzzer -merge=1)"
 	@echo "make corpora  regenerate the committed seeds and dictionaries (tools/corpus_gen)"
 	@echo "make test-planted   build each planted bug and show its fuzz target finds it (PLANTED='a b', PLANTED_BUDGET=120 s)"
@@ -75,9 +75,8 @@ triage: deps
 
 # A planted bug fuzzed by libFuzzer and AFL++ at once must come out of make fuzz's triage as ONE minimized,
 # explained finding (build/triage-check, fuzz-out/triage-check; about 3 min plus a first build). Not in make test.
-PLANTED_BUG_TRIAGE ?= varint_length_off_by_one
 triage-check: deps
-	@python3 tools/fuzz/triage_check.py --bug $(PLANTED_BUG_TRIAGE) --time $(TRIAGE_CHECK_TIME) --jobs $(JOBS) \
+	@python3 tools/fuzz/triage_check.py --bug $(or $(PLANTED),varint_length_off_by_one) --time $(TRIAGE_CHECK_TIME) --jobs $(JOBS) \
 	  $(if $(TRIAGE_FROM_NOTHING),--from-nothing)
 
 corpus-merge: deps
