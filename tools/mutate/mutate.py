@@ -49,6 +49,7 @@ SHARED_DATA = Path(os.environ.get("SERDIFF_DATA_DIR") or ROOT.parent / "shared" 
 RSS_LIMIT_MB = 2048        # as tools/fuzz/run.py
 INPUT_TIMEOUT = 30         # libFuzzer -timeout, as tools/fuzz/run.py
 STATE_VERSION = 1
+TRIAGE = ROOT / "tools" / "mutate" / "triage.tsv"   # id, verdict (equivalent|fixed|open), reason, evidence
 PLANTED_HEADER = "serialize/planted.h"
 
 lock = threading.Lock()
@@ -153,9 +154,12 @@ def generate(cli, path):
                     continue
             if rule not in rule_text:
                 rule_text[rule] = describe_rule(rule)
+            operator = rule_text[rule]
+            if operator == rule and mutated.strip() == f"/*{original.strip()}*/":
+                operator = f"{rule.split(':')[1]}: delete the line (/*...*/)"
             index = int(mutant_file.name.split(".mutant.")[1].split(".")[0])
             mutants.append({"id": f"{path}#{index}", "file": path, "line": number, "rule": rule,
-                            "operator": rule_text[rule], "original": original, "mutated": mutated})
+                            "operator": operator, "original": original, "mutated": mutated})
     return mutants, dropped
 
 
@@ -718,8 +722,24 @@ def score_rows(per):
     return rows
 
 
+def load_triage():
+    """{mutant id: (verdict, reason)} from tools/mutate/triage.tsv (tab-separated, '#' comments)."""
+    triage = {}
+    if TRIAGE.exists():
+        for line in TRIAGE.read_text().splitlines():
+            if line.strip() and not line.startswith("#"):
+                fields = line.split("\t")
+                if len(fields) >= 3 and fields[0] != "id":
+                    triage[fields[0]] = (fields[1], fields[2])
+    return triage
+
+
 def write_report(state, out):
     summary = summarize(state)
+    triage = load_triage()
+    survivors = [m for m in summary["mutants"] if m["status"] == "survived"]
+    summary["survivors_triaged"] = {verdict: sum(1 for m in survivors if triage.get(m["id"], ("untriaged",))[0] == verdict)
+                                    for verdict in ("equivalent", "fixed", "open", "untriaged")}
     (out / "report.json").write_text(json.dumps(summary, indent=1))
     header = ("", "valid", "killed", "survived", "not reached", "invalid", "equivalent", "score")
     config = summary["config"]
@@ -744,13 +764,15 @@ def write_report(state, out):
     lines += ["", "## By file", "", table(score_rows(summary["per_file"]), ("file",) + header[1:]),
               "", "## By operator (universalmutator rule)", "",
               table(score_rows(summary["per_operator"]), ("rule",) + header[1:]), "", "## Survivors", ""]
-    survivors = [m for m in summary["mutants"] if m["status"] == "survived"]
+    lines.insert(lines.index("## Survivors") + 2, "Triage (tools/mutate/triage.tsv): " + ", ".join(
+        f"{count} {verdict}" for verdict, count in summary["survivors_triaged"].items()) + "\n")
     if not survivors:
         lines.append("None.")
     for m in survivors:
         lines += [f"### {m['id']} ({m['file']}:{m['line']}, {m['operator']})", "",
                   f"{m.get('detail', '')}; targets that ran: {', '.join(m.get('targets', [])) or 'none'} "
-                  f"(reach by {m.get('reach', '?')})", "", "```diff",
+                  f"(reach by {m.get('reach', '?')})", "",
+                  "Triage: " + (": ".join(triage[m["id"]]) if m["id"] in triage else "**untriaged**"), "", "```diff",
                   f"- {m['original'].strip()}", f"+ {m['mutated'].strip()}", "```", ""]
     text = "\n".join(lines) + "\n"
     (out / "report.md").write_text(text)
@@ -798,6 +820,7 @@ def main():
         arguments.sample = None
     if arguments.command == "report":
         state_path = Path(arguments.state) if arguments.state else Path(arguments.out) / "state.json"
+        Path(arguments.out).mkdir(parents=True, exist_ok=True)
         write_report(json.loads(state_path.read_text()), Path(arguments.out))
         return 0
     if arguments.command == "merge":
