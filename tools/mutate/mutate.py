@@ -493,6 +493,12 @@ def plan(arguments, cli, out):
         for k in dropped_total:
             dropped_total[k] += dropped[k]
     ordered = sample_order(generated, arguments.seed)
+    if arguments.only:
+        wanted = set(arguments.only)
+        ordered = [m for m in ordered if m["id"] in wanted]
+        missing = wanted - {m["id"] for m in ordered}
+        if missing:
+            sys.exit(f"mutate: --only: no such mutant(s) {', '.join(sorted(missing))} (ids are file#number)")
     if arguments.shard:
         index, count = map(int, arguments.shard.split("/"))
         ordered = [m for n, m in enumerate(ordered) if n % count == index]
@@ -592,7 +598,9 @@ def progress(state, chosen, started_at, processed_now):
 def run(arguments):
     out = Path(arguments.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    state_path = Path(arguments.state).resolve() if arguments.state else out / "state.json"
+    # --only runs keep their own state and report beside the main run's (only-state.json, only-report.*).
+    prefix = "only-" if arguments.only else ""
+    state_path = Path(arguments.state).resolve() if arguments.state else out / f"{prefix}state.json"
     cli = mutate_cli()
     state = load_state(state_path) if arguments.resume else None
     if arguments.resume and state is None:
@@ -663,7 +671,7 @@ def run(arguments):
         # Only as many as can still count toward SAMPLE, then re-select (invalid/equivalent ones refill).
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs_count) as pool:
             list(pool.map(work, pending[:jobs_count * 4]))
-    write_report(state, out)
+    write_report(state, out, prefix)
     return 0
 
 
@@ -734,13 +742,13 @@ def load_triage():
     return triage
 
 
-def write_report(state, out):
+def write_report(state, out, prefix=""):
     summary = summarize(state)
     triage = load_triage()
     survivors = [m for m in summary["mutants"] if m["status"] == "survived"]
     summary["survivors_triaged"] = {verdict: sum(1 for m in survivors if triage.get(m["id"], ("untriaged",))[0] == verdict)
                                     for verdict in ("equivalent", "fixed", "open", "untriaged")}
-    (out / "report.json").write_text(json.dumps(summary, indent=1))
+    (out / f"{prefix}report.json").write_text(json.dumps(summary, indent=1))
     header = ("", "valid", "killed", "survived", "not reached", "invalid", "equivalent", "score")
     config = summary["config"]
     lines = [
@@ -775,7 +783,7 @@ def write_report(state, out):
                   "Triage: " + (": ".join(triage[m["id"]]) if m["id"] in triage else "**untriaged**"), "", "```diff",
                   f"- {m['original'].strip()}", f"+ {m['mutated'].strip()}", "```", ""]
     text = "\n".join(lines) + "\n"
-    (out / "report.md").write_text(text)
+    (out / f"{prefix}report.md").write_text(text)
     log("")
     log(table(score_rows(summary["per_file"]), ("file",) + header[1:]))
     log("")
@@ -783,7 +791,7 @@ def write_report(state, out):
     log("")
     for line in lines[4:9]:
         log(line)
-    log(f"mutate: report in {out / 'report.md'} and {out / 'report.json'}")
+    log(f"mutate: report in {out / (prefix + 'report.md')} and {out / (prefix + 'report.json')}")
 
 
 def merge_states(arguments):
@@ -812,10 +820,15 @@ def main():
     parser.add_argument("--resume", action="store_true", help="continue the run recorded in the state file")
     parser.add_argument("--unit", action="store_true", help="also record whether ctest alone kills each mutant")
     parser.add_argument("--shard", default="", help="I/N: this run takes every N-th mutant from the I-th")
+    parser.add_argument("--only", default="", help="re-run these mutant ids (file#number, space/comma-separated), "
+                        "e.g. a survivor after strengthening; use with --state to keep the main run's state")
     parser.add_argument("--out", default=str(ROOT / "mutate-out"))
     parser.add_argument("--state", default="", help="state file (default: <out>/state.json)")
     arguments = parser.parse_args()
     arguments.files = [f for f in re.split(r"[,\s]+", arguments.files) if f]
+    arguments.only = [m for m in re.split(r"[,\s]+", arguments.only) if m]
+    if arguments.only and not arguments.files:
+        arguments.files = sorted({m.split("#")[0] for m in arguments.only})
     if arguments.sample == 0:
         arguments.sample = None
     if arguments.command == "report":
