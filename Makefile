@@ -25,6 +25,7 @@ help:
 	@echo "make corpus-merge   add fuzz-out/corpus inputs with new coverage to corpora/ (libFuzzer -merge=1)"
 	@echo "make corpora  regenerate the committed seeds and dictionaries (tools/corpus_gen)"
 	@echo "make test-planted   build each planted bug and show its fuzz target finds it (PLANTED='a b', PLANTED_BUDGET=120 s)"
+	@echo "make mutate   mutation analysis of serialize/: FILES='serialize/x.h' SAMPLE=N SEED=1 TIME=60 JOBS=1 RESUME=1 UNIT=1 ONLY='file#n' (docs/mutation.md)"
 	@echo "make coverage the fast-path lines (OPTIMIZATIONS.md rows) the corpora reach, via llvm-cov"
 	@echo "make bench    benchmarks on the mainnet blocks: table + bench-out/results.json (docs/bench.md)"
 	@echo "make bench-callgrind   the same cases' instruction counts under callgrind (bench-out/callgrind.json)"
@@ -102,6 +103,20 @@ test-planted: deps
 # driver over every corpus (build/coverage), the llvm-cov report and the per-row table (docs/fuzzing.md).
 coverage: deps
 	@python3 tools/fuzz/coverage.py --jobs $(JOBS)
+
+# Mutation analysis of the optimized side (docs/mutation.md): universalmutator's mutants of serialize/, invalid and
+# equivalent ones removed, the rest killed by corpus replay then TIME s of libFuzzer per reaching target.
+# State in mutate-out/state.json (RESUME=1 continues it), report in mutate-out/report.{md,json}. Not part of make test.
+FILES ?=
+SAMPLE ?=
+SEED ?= 1
+MUTATE_JOBS ?= 1
+SHARD ?=
+.PHONY: mutate
+mutate: deps
+	@python3 tools/mutate/mutate.py run --files "$(FILES)" --seed $(SEED) --time $(TIME) \
+	  --jobs $(if $(filter command line,$(origin JOBS)),$(JOBS),$(MUTATE_JOBS)) \
+	  $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(RESUME),--resume) $(if $(UNIT),--unit) $(if $(SHARD),--shard $(SHARD)) $(if $(ONLY),--only "$(ONLY)")
 
 # Everything the build and the runs write: build trees (and the venv), fuzz findings, benchmark output.
 clean:
