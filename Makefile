@@ -7,7 +7,7 @@ TIME ?= 60
 ENGINE ?= libfuzzer
 TARGETS ?=
 
-.PHONY: all deps build build-asan test clean help fuzz fuzz-build corpus-merge corpora
+.PHONY: all deps build build-asan test clean help fuzz fuzz-build fuzz-bench corpus-merge corpora
 
 all: build
 
@@ -17,6 +17,7 @@ help:
 	@echo "make deps     install the Debian packages serdiff needs (idempotent)"
 	@echo "make clean    remove build/ (trees and venv), fuzz-out/ and bench-out/"
 	@echo "make fuzz     fuzz every target: TIME=60 (s per target) TARGETS='a b' ENGINE=libfuzzer|afl|hypothesis JOBS=nproc"
+	@echo "make fuzz-bench   exec/s per target vs an empty target, one core: FUZZ_BENCH_TIME=20 TARGETS='a b' (docs/bench.md)"
 	@echo "make corpus-merge   add fuzz-out/corpus inputs with new coverage to corpora/ (libFuzzer -merge=1)"
 	@echo "make corpora  regenerate the committed seeds and dictionaries (tools/corpus_gen)"
 	@echo "make test-planted   build each planted bug and show its fuzz target finds it (PLANTED_BUDGET=120 s)"
@@ -56,6 +57,12 @@ endif
 
 fuzz-build: deps
 	@python3 tools/fuzz/run.py build --engine $(ENGINE) --jobs $(JOBS)
+
+# Fuzzing throughput (docs/bench.md): each target, then an empty entry point (the engine's ceiling), one at a
+# time for FUZZ_BENCH_TIME s from the committed corpora; table + bench-out/fuzz-bench.json. A benchmark, not a test.
+FUZZ_BENCH_TIME ?= 20
+fuzz-bench: deps
+	@python3 tools/fuzz/bench.py --time $(FUZZ_BENCH_TIME) --jobs $(JOBS) --targets "$(TARGETS)"
 
 corpus-merge: deps
 	@python3 tools/fuzz/run.py merge --jobs $(JOBS) --targets "$(TARGETS)"

@@ -36,7 +36,7 @@ def build_dir(engine):
     return ROOT / "build" / f"fuzz-{engine}"
 
 
-def build(engine, jobs):
+def build(engine, jobs, extra_targets=()):
     """Configures build/fuzz-<engine> (clang-19, ASan+UBSan, engine instrumentation) and builds it."""
     directory = build_dir(engine)
     log(f"fuzz: building {engine} binaries in {directory.relative_to(ROOT)} ...")
@@ -46,8 +46,13 @@ def build(engine, jobs):
                     f"-DSERDIFF_FUZZ_ENGINE={engine}", "-DSERDIFF_BUILD_TESTS=OFF"],
                    check=True, stdout=subprocess.DEVNULL)
     subprocess.run(["cmake", "--build", str(directory), "-j", str(jobs), "--target",
-                    f"serdiff_fuzz_{engine}", "serdiff_fuzz_replay", "serdiff_corpus_gen"], check=True)
+                    f"serdiff_fuzz_{engine}", "serdiff_fuzz_replay", "serdiff_corpus_gen", *extra_targets], check=True)
     return directory / "bin"
+
+
+def sanitizer_environment():
+    """The environment every fuzzing run gets (make fuzz, fuzz-bench, test-planted)."""
+    return dict(os.environ)
 
 
 def target_options(binary):
@@ -120,7 +125,7 @@ class Run:
         self.status = "waiting"
 
     def environment(self):
-        return {**os.environ, "FUZZ": self.target}
+        return {**sanitizer_environment(), "FUZZ": self.target}
 
     def run(self):
         if self.skipped:
