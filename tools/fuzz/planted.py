@@ -99,7 +99,7 @@ def hunt(bug, target, binary, budget, from_seeds=True):
     command += [str(work / "corpus")] + ([str(ROOT / "corpora" / target)] if from_seeds else [])
     started = time.time()
     with open(work / "fuzz.log", "w") as log_file:
-        status = subprocess.run(command, env={**os.environ, "FUZZ": target}, stdout=log_file,
+        status = subprocess.run(command, env={**fuzz_run.sanitizer_environment(), "FUZZ": target}, stdout=log_file,
                                 stderr=subprocess.STDOUT, cwd=work).returncode
     seconds = time.time() - started
     text = (work / "fuzz.log").read_text(errors="replace")
