@@ -437,6 +437,11 @@ void generate_primitive_stream()
     token({"primitive_stream"}, "read_as_compact_size", {static_cast<uint8_t>(Op::RawBytes) | 0x80, 0x03});
     token({"primitive_stream"}, "noncanonical_fd", {0xfd, 0x00, 0x00});
     token({"primitive_stream"}, "varint_overflow", filled(10, 0xff));
+    // From an empty corpus: a byte vector past the 5,000,000-byte allocation chunk (its length as one number
+    // byte), and the read-shape byte that allows such payloads.
+    token({"primitive_stream"}, "byte_vector_past_chunk",
+          ProgramWriter().byte(static_cast<uint8_t>(Op::ByteVector)).number(5'000'001).bytes);
+    token({"primitive_stream"}, "large_payloads_shape", {0xa0});
 }
 
 void generate_obfuscation()

@@ -55,6 +55,7 @@ def bench_one(binary, name, options, seconds, seed):
         dictionary = ROOT / "corpora" / "dicts" / f"{name}.dict"
         if dictionary.exists():
             command.append(f"-dict={dictionary}")
+        command += options["libfuzzer_flags"].split()
         command += [str(work / "corpus"), str(ROOT / "corpora" / name)]
     else:
         command += [str(work / "corpus")]

@@ -89,9 +89,10 @@ def hunt(bug, target, binary, budget, from_seeds=True):
     work = OUT / bug / ("seeds" if from_seeds else "scratch")
     shutil.rmtree(work, ignore_errors=True)
     (work / "corpus").mkdir(parents=True)
+    options = fuzz_run.target_options(binary)[target]
     command = [str(binary), f"-max_total_time={budget}", f"-rss_limit_mb={fuzz_run.RSS_LIMIT_MB}",
-               f"-max_len={fuzz_run.target_options(binary)[target]['max_len']}", "-timeout=30",
-               "-print_final_stats=1", f"-artifact_prefix={work}/"]
+               f"-max_len={options['max_len']}", "-timeout=30",
+               "-print_final_stats=1", f"-artifact_prefix={work}/"] + options["libfuzzer_flags"].split()
     dictionary = ROOT / "corpora" / "dicts" / f"{target}.dict"
     if dictionary.exists():
         command.append(f"-dict={dictionary}")

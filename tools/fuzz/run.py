@@ -122,6 +122,7 @@ class Run:
         self.log_path = OUT / "logs" / f"{target}-{engine}.log"
         self.dictionary = ROOT / "corpora" / "dicts" / f"{target}.dict"
         self.max_len = options["max_len"]
+        self.libfuzzer_flags = options["libfuzzer_flags"].split()
         self.execs = self.exec_rate = 0
         self.coverage = "-"
         self.corpus_before = self.corpus_after = 0
@@ -162,6 +163,7 @@ class Run:
                    "-print_final_stats=1", f"-artifact_prefix={self.crashes}/"]
         if self.dictionary.exists():
             command.append(f"-dict={self.dictionary}")
+        command += self.libfuzzer_flags
         command += [str(d) for d in (self.corpus, self.committed, self.shared) if d]
         with open(self.log_path, "w") as log_file:
             self.exit_status = subprocess.run(command, env=self.environment(), stdout=log_file,
