@@ -9,7 +9,7 @@ TARGETS ?=
 MINIMIZE_SECONDS ?= 30
 TRIAGE_CHECK_TIME ?= 30
 
-.PHONY: all deps build build-asan test clean help fuzz fuzz-build corpus-merge corpora
+.PHONY: all deps build build-asan test clean help fuzz fuzz-build fuzz-bench corpus-merge corpora
 
 all: build
 
@@ -22,6 +22,7 @@ help:
 	@echo "             ENGINE='libfuzzer afl' runs both; crashes are minimized (MINIMIZE_SECONDS=30), deduplicated, explained"
 	@echo "make triage DIR=path [TARGET=name]   the same triage for crash files from elsewhere (OSS-Fuzz, CI, AFL++ dirs)"
 	@echo "make triage-check   a planted bug found by libFuzzer and AFL++ must triage to ONE finding (PLANTED=one bug, default varint_length_off_by_one; TRIAGE_FROM_NOTHING=1)"
+	@echo "make fuzz-bench   exec/s per target vs an empty target, one core: FUZZ_BENCH_TIME=20 TARGETS='a b' (docs/bench.md)"
 	@echo "make corpus-merge   add fuzz-out/corpus inputs with new coverage to corpora/ (libFuzzer -merge=1)"
 	@echo "make corpora  regenerate the committed seeds and dictionaries (tools/corpus_gen)"
 	@echo "make test-planted   build each planted bug and show its fuzz target finds it (PLANTED='a b', PLANTED_BUDGET=120 s)"
@@ -79,6 +80,12 @@ triage: deps
 triage-check: deps
 	@python3 tools/fuzz/triage_check.py --bug $(or $(PLANTED),varint_length_off_by_one) --time $(TRIAGE_CHECK_TIME) --jobs $(JOBS) \
 	  $(if $(TRIAGE_FROM_NOTHING),--from-nothing)
+
+# Fuzzing throughput (docs/bench.md): each target, then an empty entry point (the engine's ceiling), one at a
+# time for FUZZ_BENCH_TIME s from the committed corpora; table + bench-out/fuzz-bench.json. A benchmark, not a test.
+FUZZ_BENCH_TIME ?= 20
+fuzz-bench: deps
+	@python3 tools/fuzz/bench.py --time $(FUZZ_BENCH_TIME) --jobs $(JOBS) --targets "$(TARGETS)"
 
 corpus-merge: deps
 	@python3 tools/fuzz/run.py merge --jobs $(JOBS) --targets "$(TARGETS)"

@@ -36,6 +36,7 @@ std::string hex_window(std::span<const uint8_t> bytes, size_t centre)
 std::string describe_byte_difference(std::span<const uint8_t> left, std::span<const uint8_t> right,
                                      std::string_view left_name, std::string_view right_name)
 {
+    if (bytes_equal(left, right)) return "";
     const size_t common = std::min(left.size(), right.size());
     const size_t first = static_cast<size_t>(std::mismatch(left.begin(), left.begin() + static_cast<std::ptrdiff_t>(common),
                                                            right.begin()).first -
@@ -64,7 +65,7 @@ std::string describe_text_difference(const std::string& optimized, const std::st
            "optimized: " + window(optimized) + "\nreference: " + window(reference);
 }
 
-void compare_traces(const std::string& label, const Trace& optimized, const Trace& reference,
+void compare_traces(std::string_view label, const Trace& optimized, const Trace& reference,
                     std::span<const uint8_t> input)
 {
     if (optimized == reference) return;

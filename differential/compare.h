@@ -4,10 +4,12 @@
 
 #include <concepts>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
-#include <vector>
 #include <string_view>
+#include <type_traits>
+#include <vector>
 
 #include "model/decoded.h"
 #include "model/json.h"
@@ -32,9 +34,40 @@ std::string describe_byte_difference(std::span<const uint8_t> left, std::span<co
                                      std::string_view left_name = "optimized",
                                      std::string_view right_name = "reference");
 
+// Harness helpers that walk whole payloads (digests, equality) need no coverage feedback of their own: the
+// engine's comparison hooks on every byte of a megabyte buffer cost more than the check. Sanitizers stay on.
+#if defined(__clang__)
+#define SERDIFF_NO_COVERAGE __attribute__((no_sanitize("coverage")))
+#else
+#define SERDIFF_NO_COVERAGE
+#endif
+
+// A comparison's label: text, or a callable returning it. A callable is called only when a report is
+// printed, so a comparison that passes costs no string building (labels often carry numbers).
+template <typename Label>
+std::string label_text(const Label& label)
+{
+    if constexpr (std::is_invocable_v<const Label&>) return std::string(label());
+    else return std::string(std::string_view(label));
+}
+
+// Same length and same bytes (memcmp: no per-byte comparison hooks).
+SERDIFF_NO_COVERAGE inline bool bytes_equal(std::span<const uint8_t> left, std::span<const uint8_t> right)
+{
+    return left.size() == right.size() && (left.empty() || std::memcmp(left.data(), right.data(), left.size()) == 0);
+}
+
 // Byte strings must be identical.
 void compare_bytes(std::string_view label, std::span<const uint8_t> optimized, std::span<const uint8_t> reference,
                    std::span<const uint8_t> input);
+template <typename MakeLabel>
+    requires std::is_invocable_v<const MakeLabel&>
+void compare_bytes(const MakeLabel& label, std::span<const uint8_t> optimized, std::span<const uint8_t> reference,
+                   std::span<const uint8_t> input)
+{
+    if (bytes_equal(optimized, reference)) return;
+    compare_bytes(std::string_view(label_text(label)), optimized, reference, input);
+}
 
 // Printable form of a decoded value: integers in decimal and hex, model types as JSON.
 template <std::integral T>
@@ -56,8 +89,16 @@ std::string describe_text_difference(const std::string& optimized, const std::st
 using Trace = std::vector<std::string>;
 // The traces of an optimized and the reference reader must be equal; the report shows the first step
 // where they part and the last step they shared.
-void compare_traces(const std::string& label, const Trace& optimized, const Trace& reference,
+void compare_traces(std::string_view label, const Trace& optimized, const Trace& reference,
                     std::span<const uint8_t> input);
+template <typename MakeLabel>
+    requires std::is_invocable_v<const MakeLabel&>
+void compare_traces(const MakeLabel& label, const Trace& optimized, const Trace& reference,
+                    std::span<const uint8_t> input)
+{
+    if (optimized == reference) return;
+    compare_traces(label_text(label), optimized, reference, input);
+}
 
 // What "the two sides agree on a decoding" means, for the fuzz targets and `serdiff inspect` alike: the first
 // of "ok" (accept/reject), "error" (the message), "consumed" and "value" (==) that differs, or "" when none does.
@@ -71,9 +112,9 @@ std::string_view first_decoded_difference(const model::Decoded<T>& optimized, co
     return "";
 }
 
-// Accept/reject, error message, bytes consumed and (via ==) the value must all agree.
-template <typename T>
-void compare_decoded(std::string_view label, const model::Decoded<T>& optimized, const model::Decoded<T>& reference,
+// Accept/reject, error message, bytes consumed and (via ==) the value must all agree. `label`: see label_text.
+template <typename T, typename Label>
+void compare_decoded(const Label& label, const model::Decoded<T>& optimized, const model::Decoded<T>& reference,
                      std::span<const uint8_t> input)
 {
     const std::string_view difference = first_decoded_difference(optimized, reference);
@@ -82,17 +123,17 @@ void compare_decoded(std::string_view label, const model::Decoded<T>& optimized,
         return decoded.ok ? std::string("accepted") : "rejected: " + model::json_quote(decoded.error);
     };
     if (difference == "ok")
-        report_mismatch(label, "accept/reject differs",
+        report_mismatch(label_text(label), "accept/reject differs",
                         "optimized " + outcome(optimized) + "\nreference " + outcome(reference), input);
     if (difference == "error")
-        report_mismatch(label, "error message differs",
+        report_mismatch(label_text(label), "error message differs",
                         "optimized " + outcome(optimized) + "\nreference " + outcome(reference), input);
     if (difference == "consumed")
-        report_mismatch(label, "bytes consumed differ",
+        report_mismatch(label_text(label), "bytes consumed differ",
                         "optimized consumed " + std::to_string(optimized.consumed) + "\nreference consumed " +
                             std::to_string(reference.consumed),
                         input);
-    report_mismatch(label, "decoded value differs",
+    report_mismatch(label_text(label), "decoded value differs",
                     describe_text_difference(describe_value(optimized.value), describe_value(reference.value)), input);
 }
 

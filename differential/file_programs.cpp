@@ -112,14 +112,15 @@ std::string describe_record(const model::FileRecord& record)
 }
 
 // Both sides return model::FileRecord: equal with ==, described only when they differ.
-void compare_records(const std::string& label, const std::vector<model::FileRecord>& optimized,
+template <typename Label>
+void compare_records(const Label& label, const std::vector<model::FileRecord>& optimized,
                      const std::vector<model::FileRecord>& reference, std::span<const uint8_t> input)
 {
     if (optimized == reference) return;
     std::string optimized_text, reference_text;
     for (const auto& record : optimized) optimized_text += describe_record(record) + "\n";
     for (const auto& record : reference) reference_text += describe_record(record) + "\n";
-    report_mismatch(label, "record results differ", describe_text_difference(optimized_text, reference_text), input);
+    report_mismatch(label_text(label), "record results differ", describe_text_difference(optimized_text, reference_text), input);
 }
 
 struct UndoWritten {
@@ -188,10 +189,11 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
         }
     }
     const Bytes wanted = reference_file.contents();
-    const std::string how = close_explicitly ? " after close()" : " after the destructors";
-    compare_bytes("buffered_writer BufferedWriter file (buffer " + std::to_string(buffer) + ")" + how,
+    const char* how = close_explicitly ? " after close()" : " after the destructors";
+    compare_bytes([&] { return "buffered_writer BufferedWriter file (buffer " + std::to_string(buffer) + ")" + how; },
                   buffered_file.contents(), wanted, input);
-    compare_bytes("buffered_writer AutoFile file" + how, direct_file.contents(), wanted, input);
+    compare_bytes([&] { return std::string("buffered_writer AutoFile file") + how; }, direct_file.contents(), wanted,
+                  input);
 }
 
 void check_buffered_reader_program(std::span<const uint8_t> input)
@@ -215,8 +217,8 @@ void check_buffered_reader_program(std::span<const uint8_t> input)
     {
         optimized::AutoFile source{file.open("rb", start), key};
         optimized::BufferedReader reader{source, buffer};
-        compare_traces("buffered_reader BufferedReader (buffer " + std::to_string(buffer) + ", start " +
-                           std::to_string(start) + ")",
+        compare_traces([&] { return "buffered_reader BufferedReader (buffer " + std::to_string(buffer) + ", start " +
+                                    std::to_string(start) + ")"; },
                        trace_reads(reader, steps), expected, input);
     }
     optimized::AutoFile direct{file.open("rb", start), key};
@@ -279,7 +281,7 @@ void check_block_store_program(std::span<const uint8_t> input)
         expected.close();
     }
     Bytes stored = reference_file.contents();
-    compare_bytes(std::string("block_store file written through ") + (buffered ? "BufferedWriter" : "AutoFile"),
+    compare_bytes(buffered ? "block_store file written through BufferedWriter" : "block_store file written through AutoFile",
                   optimized_file.contents(), stored, input);
 
     // Damage the file as a crash or a bad disk would.
@@ -306,12 +308,12 @@ void check_block_store_program(std::span<const uint8_t> input)
     const uint64_t extra_offset = in.number_at_most(stored.size() + 8);
     block_offsets.push_back(extra_offset);
     for (uint64_t offset : block_offsets)
-        compare_records("block_store read_block_record at " + std::to_string(offset),
+        compare_records([offset] { return "block_store read_block_record at " + std::to_string(offset); },
                         {optimized::read_block_record(optimized_reader, offset, read_magic)},
                         {reference::read_block_record(reference_reader, offset, read_magic)}, input);
     undo_records.push_back({extra_offset, generate.hash()});
     for (const UndoWritten& undo : undo_records)
-        compare_records("block_store read_undo_record at " + std::to_string(undo.offset),
+        compare_records([&undo] { return "block_store read_undo_record at " + std::to_string(undo.offset); },
                         {optimized::read_undo_record(optimized_reader, undo.offset, read_magic, undo.hash)},
                         {reference::read_undo_record(reference_reader, undo.offset, read_magic, undo.hash)}, input);
 }

@@ -30,13 +30,13 @@ struct CodecPair {
 };
 
 // Runs one side's call; an exception escaping it (an encoder must not throw) is reported as a mismatch.
-template <typename Call>
-auto without_exception(std::string_view label, std::string_view side, std::span<const uint8_t> input, Call&& call)
+template <typename Label, typename Call>
+auto without_exception(const Label& label, std::string_view side, std::span<const uint8_t> input, Call&& call)
 {
     try {
         return call();
     } catch (const std::exception& error) {
-        report_mismatch(label, std::string(side) + " threw an exception", error.what(), input);
+        report_mismatch(label_text(label), std::string(side) + " threw an exception", error.what(), input);
     }
 }
 
@@ -45,15 +45,16 @@ auto without_exception(std::string_view label, std::string_view side, std::span<
 template <typename T>
 model::Bytes check_encoding(const CodecPair<T>& codec, const T& value, std::span<const uint8_t> input)
 {
-    const std::string label = codec.label + " encode";
+    // Labels are built only for a report (label_text): codec.label + a suffix.
+    const auto label = [&codec](const char* suffix) { return [&codec, suffix] { return codec.label + suffix; }; };
     const model::Bytes optimized =
-        without_exception(label, "optimized", input, [&] { return codec.optimized_encode(value); });
+        without_exception(label(" encode"), "optimized", input, [&] { return codec.optimized_encode(value); });
     const model::Bytes reference =
-        without_exception(label, "reference", input, [&] { return codec.reference_encode(value); });
-    compare_bytes(label, optimized, reference, input);
+        without_exception(label(" encode"), "reference", input, [&] { return codec.reference_encode(value); });
+    compare_bytes(label(" encode"), optimized, reference, input);
     if (codec.optimized_size) {
         const uint64_t size =
-            without_exception(codec.label + " size", "optimized", input, [&] { return codec.optimized_size(value); });
+            without_exception(label(" size"), "optimized", input, [&] { return codec.optimized_size(value); });
         if (size != optimized.size())
             report_mismatch(codec.label + " size", "SizeComputer differs from the encoded length",
                 "optimized size_*() = " + std::to_string(size) + ", encoded length = " +
@@ -61,8 +62,7 @@ model::Bytes check_encoding(const CodecPair<T>& codec, const T& value, std::span
                 input);
     }
     const model::Decoded<T> optimized_again = codec.optimized_decode(optimized);
-    compare_decoded(codec.label + " re-decode of the encoding", optimized_again, codec.reference_decode(optimized),
-                    input);
+    compare_decoded(label(" re-decode of the encoding"), optimized_again, codec.reference_decode(optimized), input);
     if (codec.value_survives_round_trip && !codec.value_survives_round_trip(value)) return optimized;
     if (!optimized_again.ok || optimized_again.consumed != optimized.size())
         report_mismatch(codec.label + " re-decode", "the encoding does not decode back completely",
@@ -81,7 +81,7 @@ template <typename T>
 void check_decode_round_trip(const CodecPair<T>& codec, std::span<const uint8_t> input)
 {
     const model::Decoded<T> optimized = codec.optimized_decode(input);
-    compare_decoded(codec.label + " decode", optimized, codec.reference_decode(input), input);
+    compare_decoded([&codec] { return codec.label + " decode"; }, optimized, codec.reference_decode(input), input);
     if (!optimized.ok) return;
     if (optimized.consumed > input.size())
         report_mismatch(codec.label + " decode", "consumed more bytes than the input holds",

@@ -10,14 +10,19 @@ using namespace serdiff;
 SERDIFF_FUZZ_TARGET(compact_size, .max_len = 64, .codec = "compact_size")
 {
     for (const bool range_check : {true, false}) {
-        const std::string label = range_check ? "compact_size(range check)" : "compact_size(no range check)";
+        // Labels are built only when a report is printed (differential::label_text).
+        const auto label = [range_check](const char* what) {
+            return [range_check, what] {
+                return std::string(range_check ? "compact_size(range check)" : "compact_size(no range check)") + what;
+            };
+        };
         const auto optimized_decoded = optimized::decode_compactsize(input, range_check);
-        differential::compare_decoded(label + " decode", optimized_decoded,
+        differential::compare_decoded(label(" decode"), optimized_decoded,
                                       reference::decode_compactsize(input, range_check), input);
         if (!optimized_decoded.ok) continue;
         // A decoded CompactSize is canonical, so its encoding is exactly the bytes consumed.
         const model::Bytes encoded = optimized::encode_compactsize(optimized_decoded.value);
-        differential::compare_bytes(label + " round trip", encoded, input.first(optimized_decoded.consumed), input);
+        differential::compare_bytes(label(" round trip"), encoded, input.first(optimized_decoded.consumed), input);
     }
 
     differential::FuzzInput fuzz(input);

@@ -35,7 +35,10 @@ SERDIFF_FUZZ_TARGET(obfuscation, .max_len = 128)
     model::Bytes expected = plain;
     reference::obfuscate(std::as_writable_bytes(std::span(expected)), offset, key);
     const auto* obfuscated = reinterpret_cast<const uint8_t*>(data);
-    differential::compare_bytes("obfuscation (offset " + std::to_string(offset) + ", alignment " +
-                                    std::to_string(alignment) + ", length " + std::to_string(length) + ")",
-                                std::span(obfuscated, length), expected, input);
+    differential::compare_bytes(
+        [&] {
+            return "obfuscation (offset " + std::to_string(offset) + ", alignment " + std::to_string(alignment) +
+                   ", length " + std::to_string(length) + ")";
+        },
+        std::span(obfuscated, length), expected, input);
 }

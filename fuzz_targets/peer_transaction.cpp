@@ -6,7 +6,8 @@
 #endif
 
 SERDIFF_FUZZ_TARGET(peer_transaction, .max_len = 65536, .real_data_seeds = true,
-                    .afl_unsupported = "Go/Python peers hang in AFL++'s forked children")
+                    .afl_unsupported = "Go/Python peers hang in AFL++'s forked children",
+                    .libfuzzer_flags = "-entropic_scale_per_exec_time=1")  // as transaction
 {
     serdiff::differential::check_decode_round_trip(serdiff::differential::transaction_codec(true), input);
     serdiff::differential::check_decode_round_trip(serdiff::differential::transaction_codec(false), input);

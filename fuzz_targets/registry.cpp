@@ -69,7 +69,8 @@ void list_targets(bool json)
         out += "\n  {\"name\": " + json_string(name) + ", \"max_len\": " + std::to_string(options.max_len) +
                ", \"codec\": " + json_string(options.codec) +
                ", \"real_data_seeds\": " + (options.real_data_seeds ? "true" : "false") +
-               ", \"afl_unsupported\": " + json_string(options.afl_unsupported) + "}";
+               ", \"afl_unsupported\": " + json_string(options.afl_unsupported) +
+               ", \"libfuzzer_flags\": " + json_string(options.libfuzzer_flags) + "}";
     }
     std::printf("%s\n]\n", out.c_str());
 }

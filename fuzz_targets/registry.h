@@ -19,6 +19,9 @@ struct TargetOptions {
     const char* codec = "";             // the serialize/codec.h decode_<codec> this target covers, if any
     bool real_data_seeds = false;       // tools/corpus_gen cuts seeds for it from the real data
     const char* afl_unsupported = "";   // why AFL++ cannot run it (empty: it can)
+    // Extra libFuzzer flags every libFuzzer run of it gets (make fuzz, fuzz-bench, test-planted, the CI smoke,
+    // OSS-Fuzz's <target>.options), space-separated "-name=value": search settings, never fewer checks.
+    const char* libfuzzer_flags = "";
 };
 
 struct Target {

@@ -81,6 +81,10 @@ smoke_libfuzzer() {
                    "-max_len=$(max_len "$target")" "-timeout=30" "-print_final_stats=1"
                    "-artifact_prefix=$work/crashes/")
     [ -f "$ROOT/corpora/dicts/$target.dict" ] && command+=("-dict=$ROOT/corpora/dicts/$target.dict")
+    # The target's own libFuzzer flags (SERDIFF_FUZZ_TARGET .libfuzzer_flags).
+    local flags
+    read -r -a flags <<<"$(python3 "$ROOT/tools/fuzz/run.py" option "$BIN/serdiff_fuzz_libfuzzer" "$target" libfuzzer_flags)"
+    command+=("${flags[@]}")
     # New inputs go to the scratch corpus (first directory), never into corpora/.
     command+=("$work/corpus" "$ROOT/corpora/$target")
     if ! env "${SANITIZER_ENV[@]}" FUZZ="$target" "${command[@]}" > "$work/log" 2>&1; then

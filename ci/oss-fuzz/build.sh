@@ -52,4 +52,9 @@ for target in $targets; do
   # The longest input worth mutating, as the target declares it (SERDIFF_FUZZ_TARGET options).
   max_len=$(FUZZ= python3 -B "$project/tools/fuzz/run.py" option "$engine" "$target" max_len)
   printf '[libfuzzer]\nmax_len = %s\n' "$max_len" > "$OUT/$target.options"
+  # Its own libFuzzer flags (.libfuzzer_flags "-name=value ..."), one "name = value" line each.
+  for flag in $(FUZZ= python3 -B "$project/tools/fuzz/run.py" option "$engine" "$target" libfuzzer_flags); do
+    flag=${flag#-}
+    printf '%s = %s\n' "${flag%%=*}" "${flag#*=}" >> "$OUT/$target.options"
+  done
 done

@@ -437,6 +437,11 @@ void generate_primitive_stream()
     token({"primitive_stream"}, "read_as_compact_size", {static_cast<uint8_t>(Op::RawBytes) | 0x80, 0x03});
     token({"primitive_stream"}, "noncanonical_fd", {0xfd, 0x00, 0x00});
     token({"primitive_stream"}, "varint_overflow", filled(10, 0xff));
+    // From an empty corpus: a byte vector past the 5,000,000-byte allocation chunk (its length as one number
+    // byte), and the read-shape byte that allows such payloads.
+    token({"primitive_stream"}, "byte_vector_past_chunk",
+          ProgramWriter().byte(static_cast<uint8_t>(Op::ByteVector)).number(5'000'001).bytes);
+    token({"primitive_stream"}, "large_payloads_shape", {0xa0});
 }
 
 void generate_obfuscation()
@@ -739,6 +744,11 @@ void generate_dictionaries()
     token({"transaction", "block"}, "p2wpkh_script", {0x16, 0x00, 0x14});
     token({"transaction", "block"}, "p2wsh_script", {0x22, 0x00, 0x20});
     token({"transaction", "block"}, "coinbase_prevout_index", le(0xffffffff, 4));
+    // Whole fields for search from an empty corpus: an input and an output with empty scripts, and witness
+    // stacks where a later input has items and the first has none.
+    token({"transaction", "block"}, "input_empty_script", concat({filled(36, 0), {0x00}, le(0xffffffff, 4)}));
+    token({"transaction", "block"}, "output_empty_script", concat({le(1, 8), {0x00}}));
+    token({"transaction", "block"}, "witness_empty_then_one_item", {0x00, 0x01, 0x01, 0x00});
     token({"block_header", "block"}, "version_bits", le(0x20000000, 4));
     token({"block_header", "block"}, "bits_difficulty_1", le(0x1d00ffff, 4));
     token({"block_locator"}, "protocol_version", le(70016, 4));

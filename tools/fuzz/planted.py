@@ -98,9 +98,10 @@ def hunt(bug, target, binary, budget, from_seeds=True):
     work = OUT / bug / ("seeds" if from_seeds else "scratch")
     shutil.rmtree(work, ignore_errors=True)
     (work / "corpus").mkdir(parents=True)
+    options = fuzz_run.target_options(binary)[target]
     command = [str(binary), f"-max_total_time={budget}", f"-rss_limit_mb={fuzz_run.RSS_LIMIT_MB}",
-               f"-max_len={fuzz_run.target_options(binary)[target]['max_len']}", "-timeout=30",
-               "-print_final_stats=1", f"-artifact_prefix={work}/"]
+               f"-max_len={options['max_len']}", "-timeout=30",
+               "-print_final_stats=1", f"-artifact_prefix={work}/"] + options["libfuzzer_flags"].split()
     dictionary = ROOT / "corpora" / "dicts" / f"{target}.dict"
     if dictionary.exists():
         command.append(f"-dict={dictionary}")
@@ -108,7 +109,7 @@ def hunt(bug, target, binary, budget, from_seeds=True):
     command += [str(work / "corpus")] + ([str(ROOT / "corpora" / target)] if from_seeds else [])
     started = time.time()
     with open(work / "fuzz.log", "w") as log_file:
-        status = subprocess.run(command, env={**os.environ, "FUZZ": target}, stdout=log_file,
+        status = subprocess.run(command, env={**fuzz_run.sanitizer_environment(), "FUZZ": target}, stdout=log_file,
                                 stderr=subprocess.STDOUT, cwd=work).returncode
     seconds = time.time() - started
     text = (work / "fuzz.log").read_text(errors="replace")

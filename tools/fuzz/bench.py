@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""make fuzz-bench: fuzzing throughput per target, a benchmark (not a test; it fails only if a run fails).
+
+Builds build/fuzz-libfuzzer exactly as `make fuzz` does (tools/fuzz/run.py: clang-19, ASan + UBSan,
+RelWithDebInfo) plus serdiff_fuzz_ceiling, an empty entry point over the same instrumented code (the
+engine's ceiling). Then, one libFuzzer process at a time (one core), each target and the ceiling fuzz for
+the same budget from the committed corpora (corpora/<target>/, into a scratch copy under bench-out/), with
+the same runtime options, -max_len and dictionary as `make fuzz` and a fixed -seed. Prints a table
+(exec/s by the clock and per CPU-second, each as a fraction of the ceiling's; edges and features
+reached; peak RSS) and writes bench-out/fuzz-bench.json.
+
+  tools/fuzz/bench.py [--time 20] [--targets a,b] [--jobs 2 (build only)] [--seed 1]
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import run as fuzz_run  # noqa: E402  (the build, the target options, the runtime options of make fuzz)
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "bench-out"
+WORK = OUT / "fuzz-bench"
+CEILING = "(empty ceiling)"
+
+
+def log(message):
+    print(message, flush=True)
+
+
+def child_cpu_seconds():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def final_stats(text):
+    stats = dict(re.findall(r"^stat::(\w+):\s+(\d+)", text, re.MULTILINE))
+    status = re.findall(r"^#(\d+)\s+\w+\s+cov: (\d+) ft: (\d+)", text, re.MULTILINE)
+    edges, features = (int(status[-1][1]), int(status[-1][2])) if status else (0, 0)
+    return {"execs": int(stats.get("number_of_executed_units", 0)),
+            "exec_per_sec": int(stats.get("average_exec_per_sec", 0)),
+            "peak_rss_mb": int(stats.get("peak_rss_mb", 0)), "edges": edges, "features": features}
+
+
+def bench_one(binary, name, options, seconds, seed):
+    """One libFuzzer run of `seconds` from the committed corpus; returns its final stats."""
+    work = WORK / (name if options else "ceiling")
+    shutil.rmtree(work, ignore_errors=True)
+    (work / "corpus").mkdir(parents=True)
+    max_len = options["max_len"] if options else 4096
+    command = [str(binary), f"-max_total_time={seconds}", f"-seed={seed}", f"-rss_limit_mb={fuzz_run.RSS_LIMIT_MB}",
+               f"-max_len={max_len}", "-timeout=30", "-print_final_stats=1", f"-artifact_prefix={work}/"]
+    if options:
+        dictionary = ROOT / "corpora" / "dicts" / f"{name}.dict"
+        if dictionary.exists():
+            command.append(f"-dict={dictionary}")
+        command += options.get("libfuzzer_flags", "").split()
+        command += [str(work / "corpus"), str(ROOT / "corpora" / name)]
+    else:
+        command += [str(work / "corpus")]
+    environment = {**fuzz_run.sanitizer_environment(), "FUZZ": name if options else ""}
+    started, cpu_before = time.time(), child_cpu_seconds()
+    with open(work / "fuzz.log", "w") as log_file:
+        status = subprocess.run(command, env=environment, stdout=log_file, stderr=subprocess.STDOUT,
+                                cwd=work).returncode
+    cpu = child_cpu_seconds() - cpu_before
+    result = final_stats((work / "fuzz.log").read_text(errors="replace"))
+    # Executions per second of CPU the run got: on a shared machine the wall-clock rate follows the load,
+    # this one much less (it still pays for cache contention). It includes loading the seeds.
+    result["exec_per_cpu_sec"] = int(result["execs"] / cpu) if cpu > 0 else 0
+    result.update({"target": name, "seconds": round(time.time() - started, 1), "cpu_seconds": round(cpu, 1),
+                   "exit_status": status,
+                   "max_len": max_len, "log": str((work / "fuzz.log").relative_to(ROOT))})
+    return result
+
+
+def table(rows, ceiling):
+    header = ("target", "exec/s", "of ceiling", "exec/CPU-s", "of ceiling (CPU)", "edges", "features",
+              "peak RSS MB", "execs")
+    cpu_ceiling = rows[0]["exec_per_cpu_sec"]
+    lines = [(r["target"], f"{r['exec_per_sec']:,}",
+              f"{r['exec_per_sec'] / ceiling:.1%}" if ceiling else "-", f"{r['exec_per_cpu_sec']:,}",
+              f"{r['exec_per_cpu_sec'] / cpu_ceiling:.1%}" if cpu_ceiling else "-", str(r["edges"]),
+              str(r["features"]), str(r["peak_rss_mb"]), f"{r['execs']:,}") for r in rows]
+    widths = [max(len(x[i]) for x in lines + [header]) for i in range(len(header))]
+    out = ["| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |",
+           "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    out += ["| " + " | ".join(c.ljust(w) for c, w in zip(line, widths)) + " |" for line in lines]
+    return "\n".join(out)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--time", type=int, default=20, help="seconds of fuzzing per target (default 20)")
+    parser.add_argument("--targets", default="", help="comma- or space-separated target names (default: all)")
+    parser.add_argument("--jobs", type=int, default=2, help="build parallelism (the runs are one at a time)")
+    parser.add_argument("--seed", type=int, default=1, help="libFuzzer -seed (default 1)")
+    parser.add_argument("--json", default=str(OUT / "fuzz-bench.json"), help="where the results go")
+    arguments = parser.parse_args()
+    wanted = [t for t in re.split(r"[,\s]+", arguments.targets) if t]
+
+    bin_dir = fuzz_run.build("libfuzzer", max(1, arguments.jobs), extra_targets=["serdiff_fuzz_ceiling"])
+    binary, ceiling_binary = bin_dir / "serdiff_fuzz_libfuzzer", bin_dir / "serdiff_fuzz_ceiling"
+    targets = fuzz_run.list_targets(binary, wanted)
+    load_before = os.getloadavg()
+    log(f"fuzz-bench: {len(targets)} target(s) + the empty ceiling × {arguments.time} s, one at a time; "
+        f"load {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}")
+
+    rows = []
+    # The ceiling runs first and last; the fractions use the mean of the two (load drifts on a shared machine).
+    first_ceiling = bench_one(ceiling_binary, CEILING, None, arguments.time, arguments.seed)
+    log(f"  {CEILING} first: {first_ceiling['exec_per_sec']:,} exec/s")
+    for options in targets:
+        row = bench_one(binary, options["name"], options, arguments.time, arguments.seed)
+        log(f"  {row['target']}: {row['exec_per_sec']:,} exec/s ({row['exec_per_cpu_sec']:,} per CPU-s), "
+            f"{row['edges']} edges / {row['features']} ft"
+            + (f"  (EXIT STATUS {row['exit_status']}: see {row['log']})" if row["exit_status"] else ""))
+        rows.append(row)
+    last_ceiling = bench_one(ceiling_binary, CEILING, None, arguments.time, arguments.seed)
+    log(f"  {CEILING} last: {last_ceiling['exec_per_sec']:,} exec/s")
+    ceiling = {**last_ceiling, "exec_per_sec": (first_ceiling["exec_per_sec"] + last_ceiling["exec_per_sec"]) // 2,
+               "exec_per_cpu_sec": (first_ceiling["exec_per_cpu_sec"] + last_ceiling["exec_per_cpu_sec"]) // 2,
+               "first_exec_per_sec": first_ceiling["exec_per_sec"], "last_exec_per_sec": last_ceiling["exec_per_sec"],
+               "first_exec_per_cpu_sec": first_ceiling["exec_per_cpu_sec"],
+               "last_exec_per_cpu_sec": last_ceiling["exec_per_cpu_sec"]}
+    load_after = os.getloadavg()
+
+    result = table([ceiling] + rows, ceiling["exec_per_sec"])
+    log("\n" + result)
+    log(f"ceiling = mean of its first ({first_ceiling['exec_per_sec']:,}) and last ({last_ceiling['exec_per_sec']:,}) run")
+    log(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} (1 min); {os.cpu_count()} cpus")
+    destination = Path(arguments.json).resolve()
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    report = {"seconds_per_target": arguments.time, "seed": arguments.seed,
+              "engine": "libfuzzer", "sanitizers": "address,undefined", "build": "RelWithDebInfo",
+              "runtime_options": {k: v for k, v in fuzz_run.sanitizer_environment().items()
+                                  if k.endswith("SAN_OPTIONS")},
+              "machine": {"cpu": cpu_model(), "cpus": os.cpu_count(), "kernel": platform.release()},
+              "load_before": load_before, "load_after": load_after,
+              "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+              "ceiling": ceiling,
+              "targets": [{**r, "fraction_of_ceiling": (r["exec_per_sec"] / ceiling["exec_per_sec"]
+                                                        if ceiling["exec_per_sec"] else None),
+                           "fraction_of_ceiling_cpu": (r["exec_per_cpu_sec"] / ceiling["exec_per_cpu_sec"]
+                                                       if ceiling["exec_per_cpu_sec"] else None)} for r in rows]}
+    destination.write_text(json.dumps(report, indent=2) + "\n")
+    log(f"fuzz-bench: wrote {destination}")
+    failed = [r["target"] for r in [first_ceiling, last_ceiling] + rows if r["exit_status"] != 0]
+    if failed:
+        log(f"fuzz-bench: run(s) failed (a crash or engine error, see the logs): {' '.join(failed)}")
+    return 1 if failed else 0
+
+
+def cpu_model():
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
