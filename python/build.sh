@@ -39,6 +39,9 @@ if ! cmp -s "$repo/python/requirements.txt" "$venv/.serdiff-requirements"; then
   cp "$repo/python/requirements.txt" "$venv/.serdiff-requirements"
 fi
 
+# Bitcoin Core's kernel library for the properties' fourth implementation (pinned by hash; python/serdiff/core.py).
+"$repo/differential/oracles/core/install.sh" "$venv"
+
 build_dir="$repo/build/python-extension"
 options=(--config-settings="cmake.define.SERDIFF_SOURCE_DIR=$source_dir")
 if [ -n "$planted_bug" ]; then
