@@ -20,12 +20,12 @@ struct CliRun {
     std::string err;
 };
 
-// Runs a shell command and collects both streams.
-CliRun run_cli_command(const std::string& shell_command)
+// Runs `serdiff ARGUMENTS` through the shell (so ARGUMENTS may redirect stdin) and collects both streams.
+CliRun run_cli(const std::string& arguments)
 {
     const std::filesystem::path err_path =
         std::filesystem::temp_directory_path() / ("serdiff_cli_test_stderr_" + std::to_string(getpid()));
-    const std::string command = shell_command + " 2>'" + err_path.string() + "'";
+    const std::string command = std::string("'") + SERDIFF_CLI + "' " + arguments + " 2>'" + err_path.string() + "'";
     CliRun run;
     FILE* pipe = popen(command.c_str(), "r");
     if (!pipe) throw std::runtime_error("popen failed: " + command);
@@ -38,9 +38,6 @@ CliRun run_cli_command(const std::string& shell_command)
     std::filesystem::remove(err_path);
     return run;
 }
-
-// Runs `serdiff ARGUMENTS` through the shell (so ARGUMENTS may redirect stdin) and collects both streams.
-CliRun run_cli(const std::string& arguments) { return run_cli_command(std::string("'") + SERDIFF_CLI + "' " + arguments); }
 
 const std::string kSmallestBlock =
     "mainnet-413567-0000000000000000025aff8be8a55df8f89c77296db6198f272d6577325d4069.raw";
@@ -200,66 +197,6 @@ TEST(Cli, InspectAllShowsEveryPeerWithTheAllowListEntryThatExplainsIt)
     EXPECT_NE(rust["explained_by"].text.find("rust-bitcoin#5460"), std::string::npos) << run.out;
     EXPECT_TRUE(result["peers"]["python-bitcoinlib"]["agrees_with_reference"].boolean);
 }
-
-#if SERDIFF_TEST_CORE_PEER
-// Bitcoin Core (libbitcoinkernel) is the first peer listed, with its verdict on accepted, rejected and
-// trailing-byte inputs; it has no witness-free mode.
-TEST(Cli, InspectAllShowsBitcoinCoresVerdictFirst)
-{
-    struct Case {
-        const char* arguments;
-        const char* core_verdict;  // describe() of Core's verdict
-    };
-    const Case cases[] = {
-        {"inspect tx --impl all --hex 01000000000000000000", "accept, 10 bytes, re-encodes 01000000000000000000"},
-        {"inspect tx --impl all --hex 01000000000000000000ffff", "accept, 10 bytes, re-encodes 01000000000000000000"},
-        {"inspect tx --impl all --hex 010000000000000000", "reject (rejected by btck_transaction_create)"},
-        {"inspect tx --impl all --hex 01000000fd0100", "reject (rejected by btck_transaction_create)"},
-        {"inspect tx-nowitness --impl all --hex 01000000000000000000", "unsupported"},
-        {"inspect block --impl all --hex 00", "reject (rejected by btck_block_create)"},
-    };
-    for (const Case& c : cases) {
-        SCOPED_TRACE(c.arguments);
-        const CliRun run = run_cli(c.arguments);
-        ASSERT_NE(run.exit_status, 4) << run.out;  // no unexplained peer divergence
-        const JsonValue result = parse_json(run.out);
-        const JsonValue& core = result["peers"]["bitcoin-core"];
-        EXPECT_EQ(core["verdict"].text, c.core_verdict) << run.out;
-        EXPECT_TRUE(core["agrees_with_reference"].boolean) << run.out;
-        EXPECT_EQ(core["version"].text.rfind("Bitcoin Core v", 0), 0u) << run.out;
-        const size_t peers_at = run.out.find("\"peers\":{");
-        ASSERT_NE(peers_at, std::string::npos);
-        EXPECT_EQ(run.out.find("\"bitcoin-core\"", peers_at), peers_at + 9) << "Core first: " << run.out;
-    }
-}
-
-TEST(Cli, InspectAllBlockFileShowsBitcoinCoreAgreeing)
-{
-    if (!have_data()) GTEST_SKIP() << "real data directory " << data_dir() << " is absent";
-    const std::filesystem::path path = data_dir() / "blocks" / kSmallestBlock;
-    const CliRun run = run_cli("inspect block --impl all '" + path.string() + "'");
-    ASSERT_EQ(run.exit_status, 0) << run.err;
-    const JsonValue result = parse_json(run.out);
-    const JsonValue& core = result["peers"]["bitcoin-core"];
-    EXPECT_EQ(core["verdict"].text, "accept, " + std::to_string(std::filesystem::file_size(path)) + " bytes");
-    EXPECT_TRUE(core["agrees_with_reference"].boolean);
-}
-
-// Without the library (here: a path that does not exist), Core is left out with a message; the rest works.
-TEST(Cli, InspectAllWithoutTheCoreLibrarySaysSoAndShowsTheOtherPeers)
-{
-    const std::string arguments = "inspect tx --impl all --hex 01000000000000000000";
-    const std::string command = "env SERDIFF_CORE_LIBRARY=/nonexistent/libbitcoinkernel.so '" + std::string(SERDIFF_CLI) +
-                                "' " + arguments;
-    const CliRun missing = run_cli_command(command);
-    EXPECT_EQ(missing.exit_status, 0) << missing.err;
-    EXPECT_NE(missing.err.find("Bitcoin Core peer left out: dlopen /nonexistent/libbitcoinkernel.so"), std::string::npos)
-        << missing.err;
-    const JsonValue result = parse_json(missing.out);
-    EXPECT_FALSE(result["peers"].has("bitcoin-core"));
-    EXPECT_TRUE(result["peers"]["python-bitcoinlib"]["agrees_with_reference"].boolean);
-}
-#endif
 
 TEST(Cli, InspectAllIsOnlyForTypesThePeersDecode)
 {

@@ -1,9 +1,14 @@
 // Bitcoin Core (libbitcoinkernel) as a peer: every real transaction and block of SERDIFF_DATA_DIR agrees with
-// the reference (accepted, the same bytes consumed, the same re-encoding), and the edges of what Core's C API
-// can say (trailing bytes, truncation, no witness-free mode, headers) are answered exactly.
+// the reference (accepted, the same bytes consumed, the same re-encoding), the edges of what Core's C API
+// can say (trailing bytes, truncation, no witness-free mode, headers) are answered exactly, and the CLI
+// (SERDIFF_CLI) shows Core's verdict first under `inspect --impl all`, or says why Core is left out.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -182,6 +187,92 @@ TEST(CorePeer, CountsTheWriterCallsOfABlock)
                                                                  "00" "ffffffff" "01" "0000000000000000" "00" "00000000")});
     ASSERT_TRUE(oracles::reference_verdict(ObjectKind::block, block, true).accepted);
     EXPECT_GT(oracles::core::block_writer_calls(block.data(), block.size()), 5u);
+}
+
+struct CliRun {
+    int exit_status = -1;
+    std::string out;
+    std::string err;
+};
+
+// Runs `serdiff ARGUMENTS` through the shell with ENVIRONMENT ("NAME=value ..." or "") and collects both streams.
+CliRun run_cli(const std::string& arguments, const std::string& environment = "")
+{
+    const std::filesystem::path err_path =
+        std::filesystem::temp_directory_path() / ("serdiff_core_cli_test_stderr_" + std::to_string(getpid()));
+    const std::string command = "env " + environment + " '" + std::string(SERDIFF_CLI) + "' " + arguments + " 2>'" +
+                                err_path.string() + "'";
+    CliRun run;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) throw std::runtime_error("popen failed: " + command);
+    char buffer[65536];
+    size_t got;
+    while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) run.out.append(buffer, got);
+    const int status = pclose(pipe);
+    run.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    run.err = read_file_text(err_path);
+    std::filesystem::remove(err_path);
+    return run;
+}
+
+// `serdiff inspect --impl all` lists Bitcoin Core first, with its verdict on accepted, rejected and
+// trailing-byte inputs; it has no witness-free mode.
+TEST(CorePeerCli, InspectAllShowsBitcoinCoresVerdictFirst)
+{
+    struct Case {
+        const char* arguments;
+        const char* core_verdict;  // describe() of Core's verdict
+    };
+    const Case cases[] = {
+        {"inspect tx --impl all --hex 01000000000000000000", "accept, 10 bytes, re-encodes 01000000000000000000"},
+        {"inspect tx --impl all --hex 01000000000000000000ffff", "accept, 10 bytes, re-encodes 01000000000000000000"},
+        {"inspect tx --impl all --hex 010000000000000000", "reject (rejected by btck_transaction_create)"},
+        {"inspect tx --impl all --hex 01000000fd0100", "reject (rejected by btck_transaction_create)"},
+        {"inspect tx-nowitness --impl all --hex 01000000000000000000", "unsupported"},
+        {"inspect block --impl all --hex 00", "reject (rejected by btck_block_create)"},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.arguments);
+        const CliRun run = run_cli(c.arguments);
+        ASSERT_NE(run.exit_status, 4) << run.out;  // no unexplained peer divergence
+        const JsonValue result = parse_json(run.out);
+        const JsonValue& core = result["peers"]["bitcoin-core"];
+        EXPECT_EQ(core["verdict"].text, c.core_verdict) << run.out;
+        EXPECT_TRUE(core["agrees_with_reference"].boolean) << run.out;
+        EXPECT_EQ(core["version"].text.rfind("Bitcoin Core v", 0), 0u) << run.out;
+        const size_t peers_at = run.out.find("\"peers\":{");
+        ASSERT_NE(peers_at, std::string::npos);
+        EXPECT_EQ(run.out.find("\"bitcoin-core\"", peers_at), peers_at + 9) << "Core first: " << run.out;
+    }
+}
+
+TEST(CorePeerCli, InspectAllBlockFileShowsBitcoinCoreAgreeing)
+{
+    SKIP_WITHOUT_DATA();
+    std::vector<std::filesystem::path> blocks;
+    for (const auto& entry : std::filesystem::directory_iterator(data_dir() / "blocks"))
+        if (entry.path().extension() == ".raw") blocks.push_back(entry.path());
+    ASSERT_FALSE(blocks.empty());
+    const std::filesystem::path path = *std::min_element(blocks.begin(), blocks.end());  // 413,567, 1 MB
+    const CliRun run = run_cli("inspect block --impl all '" + path.string() + "'");
+    ASSERT_EQ(run.exit_status, 0) << run.err;
+    const JsonValue result = parse_json(run.out);
+    const JsonValue& core = result["peers"]["bitcoin-core"];
+    EXPECT_EQ(core["verdict"].text, "accept, " + std::to_string(std::filesystem::file_size(path)) + " bytes");
+    EXPECT_TRUE(core["agrees_with_reference"].boolean);
+}
+
+// Without the library (here: a path that does not exist), Core is left out with a message; the rest works.
+TEST(CorePeerCli, InspectAllWithoutTheCoreLibrarySaysSoAndShowsTheOtherPeers)
+{
+    const CliRun run = run_cli("inspect tx --impl all --hex 01000000000000000000",
+                               "SERDIFF_CORE_LIBRARY=/nonexistent/libbitcoinkernel.so");
+    EXPECT_EQ(run.exit_status, 0) << run.err;
+    EXPECT_NE(run.err.find("Bitcoin Core peer left out: dlopen /nonexistent/libbitcoinkernel.so"), std::string::npos)
+        << run.err;
+    const JsonValue result = parse_json(run.out);
+    EXPECT_FALSE(result["peers"].has("bitcoin-core"));
+    EXPECT_TRUE(result["peers"]["btcd"].has("verdict"));
 }
 
 }  // namespace
