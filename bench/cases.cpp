@@ -113,7 +113,7 @@ void add_block_codec_cases(const std::shared_ptr<const BenchBlock>& block, std::
         while (level.size() > 1) {
             if (level.size() % 2 == 1) level.push_back(level.back());
             std::vector<model::uint256> next;
-            for (size_t i = 0; i < level.size(); i += 2) next.push_back(crypto::sha256d(level[i], level[i + 1]));
+            for (size_t i = 0; i < level.size(); i += 2) next.push_back(crypto::sha256d(level[i].bytes, level[i + 1].bytes));
             level = std::move(next);
         }
         require(!level.empty() && level.front() == decoded.value.header.merkle_root, label + " txids (merkle root)");

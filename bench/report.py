@@ -187,7 +187,8 @@ def ratio_text(results, key, field):
     elif group == "SerializeBlock" and implementation == CORE + "-discard":
         core = value(results, group, subject, CORE, field)
         if core:
-            texts.append(f"{own / core:.2f}x the time of {CORE} (callback keeps nothing)")
+            measure = "the time" if field == "ns_per_op" else "the instructions"
+            texts.append(f"{own / core:.2f}x {measure} of {CORE} (callback keeps nothing)")
     elif group in ("WriteBlock", "ReadBlock") and implementation.startswith("optimized"):
         faster("unbuffered", value(results, group, subject, "autofile-unbuffered", field))
         faster("reference", value(results, group, subject, "reference", field))

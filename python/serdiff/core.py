@@ -16,34 +16,40 @@ import re
 from pathlib import Path
 
 KINDS = ("transaction", "header", "block")
-_REQUIREMENTS = Path(__file__).resolve().parents[2] / "differential" / "oracles" / "core" / "requirements.txt"
 _WRITE_BYTES = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
 
 
-def pinned_version() -> str:
-    match = re.search(r"py-bitcoinkernel==(\S+)", _REQUIREMENTS.read_text())
-    return match.group(1) if match else "?"
+class NotInstalled(Exception):
+    """py-bitcoinkernel is not in this interpreter (the only reason Core may be skipped rather than fail)."""
 
 
-def _library_path() -> str:
+def pinned_version(requirements: Path) -> str:
+    """The version differential/oracles/core/requirements.txt pins."""
+    match = re.search(r"py-bitcoinkernel==(\S+)", requirements.read_text())
+    if not match:
+        raise RuntimeError(f"{requirements} pins no py-bitcoinkernel version")
+    return match.group(1)
+
+
+def _library_path(requirements: Path) -> str:
     overridden = os.environ.get("SERDIFF_CORE_LIBRARY")
     if overridden:
         return overridden
     spec = importlib.util.find_spec("pbk")
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("py-bitcoinkernel is not installed in this interpreter "
-                           "(python/build.sh installs it: differential/oracles/core/install.sh)")
+        raise NotInstalled("py-bitcoinkernel is not installed in this interpreter "
+                           "(python/build.sh installs it with differential/oracles/core/install.sh)")
     installed = importlib.metadata.version("py-bitcoinkernel")
-    if installed != pinned_version():
-        raise RuntimeError(f"py-bitcoinkernel {installed} is installed, not the pinned {pinned_version()}")
+    if installed != pinned_version(requirements):
+        raise RuntimeError(f"py-bitcoinkernel {installed} is installed, not the pinned {pinned_version(requirements)}")
     return str(Path(list(spec.submodule_search_locations)[0]) / "_libs" / "libbitcoinkernel.so")
 
 
 class Core:
     """decode(kind, data) -> ("accepted", consumed, reencoded) or ("rejected",)."""
 
-    def __init__(self):
-        self.path = _library_path()
+    def __init__(self, requirements: Path):
+        self.path = _library_path(requirements)
         library = ctypes.CDLL(self.path)
         self._create, self._destroy, self._encode = {}, {}, {}
         for kind, prefix in (("transaction", "btck_transaction"), ("block", "btck_block"),
@@ -112,21 +118,15 @@ class Core:
         return ("accepted", high, encoded)
 
 
-_core: Core | None = None
-_failure: str | None = None
+def load(requirements: Path) -> Core | None:
+    """Core, or None when py-bitcoinkernel is not installed (NotInstalled's message says so). Any other
+    failure (another version installed, the library not loading, a function missing) raises."""
+    try:
+        return Core(requirements)
+    except NotInstalled:
+        return None
 
 
-def load() -> Core | None:
-    """The shared Core instance, or None (then unavailable_reason() says why)."""
-    global _core, _failure
-    if _core is None and _failure is None:
-        try:
-            _core = Core()
-        except (OSError, RuntimeError, AttributeError, importlib.metadata.PackageNotFoundError) as error:
-            _failure = str(error)
-    return _core
-
-
-def unavailable_reason() -> str | None:
-    load()
-    return _failure
+def not_installed_reason() -> str:
+    return ("py-bitcoinkernel is not installed in this interpreter (python/build.sh installs it with "
+            "differential/oracles/core/install.sh)")

@@ -2,14 +2,18 @@
 transactions with witness, block headers and blocks. Core gives accept/reject and its re-encoding; the
 consumed count is measured (serdiff.core). It must agree with the spec codec (and so with optimized and
 reference, which test_properties.py holds to the spec) on every input."""
+from pathlib import Path
+
 import pytest
 from hypothesis import assume, given, note
 from hypothesis import strategies as st
 
 from serdiff import core, implementations, spec_codec, strategies
 
-CORE = core.load()
-pytestmark = pytest.mark.skipif(CORE is None, reason=f"Bitcoin Core peer unavailable: {core.unavailable_reason()}")
+REQUIREMENTS = Path(__file__).resolve().parents[2] / "differential" / "oracles" / "core" / "requirements.txt"
+# Skipped only when py-bitcoinkernel is not installed at all; installed but unusable is an error.
+CORE = core.load(REQUIREMENTS)
+pytestmark = pytest.mark.skipif(CORE is None, reason=f"Bitcoin Core peer unavailable: {core.not_installed_reason()}")
 SPEC = implementations.spec()
 OPTIMIZED, REFERENCE = implementations.native()
 # serdiff's kind -> Core's (the transaction kind with witness; Core has no witness-free decoder).
@@ -46,7 +50,7 @@ def test_core_reads_every_encoding_back_byte_for_byte(kind, data):
 
 def test_core_is_the_pinned_library():
     assert CORE.path.endswith("libbitcoinkernel.so")
-    assert core.pinned_version() == "0.1.0a5"
+    assert core.pinned_version(REQUIREMENTS) == "0.1.0a5"
 
 
 def test_core_measures_consumed_without_trailing_bytes_and_rejects_truncations():
