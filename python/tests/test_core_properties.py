@@ -66,3 +66,15 @@ def test_core_measures_consumed_without_trailing_bytes_and_rejects_truncations()
                                 "00000000")
     assert CORE.decode("transaction", superfluous) == ("rejected",)
     assert not spec_codec.decode_transaction(superfluous, True).ok
+
+
+def test_consumed_falls_back_to_the_shortest_decoding_prefix():
+    """When the re-encoding's length is not what Core read (never seen with Core; planted here by padding the
+    re-encoding), the binary search over prefix lengths still finds the exact consumed count."""
+    empty = bytes.fromhex("01000000" "00" "00" "00000000")
+    real = CORE._encode["transaction"]
+    CORE._encode["transaction"] = lambda handle: real(handle) + b"\x00\x00\x00"
+    try:
+        assert CORE.decode("transaction", empty + bytes(20)) == ("accepted", len(empty), empty + b"\x00\x00\x00")
+    finally:
+        CORE._encode["transaction"] = real
