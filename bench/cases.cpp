@@ -24,6 +24,9 @@
 
 #if SERDIFF_BENCH_WITH_PEERS
 #include "differential/oracles/peers.h"
+#if SERDIFF_BENCH_WITH_CORE
+#include "differential/oracles/core/library.h"
+#endif
 #endif
 
 namespace serdiff::bench {
@@ -82,6 +85,42 @@ void add_block_codec_cases(const std::shared_ptr<const BenchBlock>& block, std::
     add("DeserializeBlock", "optimized", [block] { benchmark::DoNotOptimize(optimized::decode_block(block->bytes)); });
     add("DeserializeBlock", "reference", [block] { benchmark::DoNotOptimize(reference::decode_block(block->bytes)); });
 
+    // The same work as Bitcoin Core's block decode (bitcoin-core row): Core's CTransaction computes its txid
+    // (double SHA-256 of the witness-free serialization) and, for a transaction with witness, its wtxid
+    // (double SHA-256 of the full serialization) when it is constructed. Here: decode, then serialize each
+    // transaction into a reused buffer and hash it with crypto/ (Core streams into its hasher instead).
+    auto hash_buffer = std::make_shared<optimized::DataStream>();
+    auto decode_and_hash = [hash_buffer](const Bytes& bytes, std::vector<model::uint256>* txids) {
+        auto decoded = optimized::decode_block(bytes);
+        for (const model::Transaction& tx : decoded.value.transactions) {
+            hash_buffer->clear();
+            *hash_buffer << optimized::TxWithWitness{tx, false};
+            const model::uint256 txid = crypto::sha256d(hash_buffer->bytes());
+            benchmark::DoNotOptimize(txid);
+            if (txids != nullptr) txids->push_back(txid);
+            if (tx.has_witness()) {
+                hash_buffer->clear();
+                *hash_buffer << optimized::TxWithWitness{tx, true};
+                benchmark::DoNotOptimize(crypto::sha256d(hash_buffer->bytes()));
+            }
+        }
+        return decoded;
+    };
+    {
+        // Self-check: the txids hash up to the header's merkle root.
+        std::vector<model::uint256> level;
+        const auto decoded = decode_and_hash(block->bytes, &level);
+        while (level.size() > 1) {
+            if (level.size() % 2 == 1) level.push_back(level.back());
+            std::vector<model::uint256> next;
+            for (size_t i = 0; i < level.size(); i += 2) next.push_back(crypto::sha256d(level[i].bytes, level[i + 1].bytes));
+            level = std::move(next);
+        }
+        require(!level.empty() && level.front() == decoded.value.header.merkle_root, label + " txids (merkle root)");
+    }
+    add("DeserializeBlock", "optimized+txids",
+        [block, decode_and_hash] { benchmark::DoNotOptimize(decode_and_hash(block->bytes, nullptr)); });
+
     require(optimized::size_block(block->block) == size, label + " SizeComputer");
     add("SizeComputerBlock", "optimized", [block] {
         benchmark::DoNotOptimize(optimized::size_block(block->block));
@@ -109,17 +148,23 @@ void add_peer_cases(const std::shared_ptr<const BenchBlock>& block, std::vector<
 #if SERDIFF_BENCH_WITH_PEERS
     for (const oracles::Peer& peer : oracles::linked_peers()) {
         if (peer.bench_block == nullptr) continue;
-        for (const int mode : {SERDIFF_PEER_BENCH_DECODE, SERDIFF_PEER_BENCH_ENCODE}) {
+        // Bitcoin Core also serializes into a callback that keeps nothing: what its writer callback costs.
+        const bool core = std::string_view(peer.name) == "bitcoin-core";
+        std::vector<int> modes = {SERDIFF_PEER_BENCH_DECODE, SERDIFF_PEER_BENCH_ENCODE};
+        if (core) modes.push_back(SERDIFF_PEER_BENCH_ENCODE_DISCARD);
+        for (const int mode : modes) {
             const auto bench_block = peer.bench_block;
             uint64_t nanoseconds = 0;
             const int status = bench_block(block->bytes.data(), block->bytes.size(), 1, mode, &nanoseconds);
             const char* group = mode == SERDIFF_PEER_BENCH_DECODE ? "DeserializeBlock" : "SerializeBlock";
+            const std::string implementation =
+                std::string(peer.name) + (mode == SERDIFF_PEER_BENCH_ENCODE_DISCARD ? "-discard" : "");
             if (status != SERDIFF_PEER_OK) {
-                notes.push_back(std::string(peer.name) + " " + group + " " + block->label + ": left out (status " +
+                notes.push_back(implementation + " " + group + " " + block->label + ": left out (status " +
                                 std::to_string(status) + ")");
                 continue;
             }
-            cases.push_back({group, block->label, peer.name, block->bytes.size(), 1, {},
+            cases.push_back({group, block->label, implementation, block->bytes.size(), 1, {},
                              [block, bench_block, mode](uint64_t iterations) {
                                  uint64_t total = 0;
                                  if (bench_block(block->bytes.data(), block->bytes.size(), iterations, mode, &total) !=
@@ -128,6 +173,12 @@ void add_peer_cases(const std::shared_ptr<const BenchBlock>& block, std::vector<
                                  return total;
                              }});
         }
+#if SERDIFF_BENCH_WITH_CORE
+        if (core)
+            notes.push_back("bitcoin-core SerializeBlock " + block->label + ": " +
+                            std::to_string(oracles::core::block_writer_calls(block->bytes.data(), block->bytes.size())) +
+                            " writer callback calls per block");
+#endif
     }
 #else
     (void)block;
@@ -379,8 +430,11 @@ std::vector<Case> make_cases(const CaseSetup& setup, std::vector<std::string>& n
         add_peer_cases(block, cases, notes);
         add_block_store_cases(block, setup.scratch_dir, cases);
     }
-#if !SERDIFF_BENCH_WITH_PEERS
-    notes.push_back("peers (rust-bitcoin, btcd) not built: this tree has SERDIFF_PEERS=OFF");
+#if SERDIFF_BENCH_WITH_PEERS
+    for (const oracles::MissingPeer& missing : oracles::missing_peers())
+        notes.push_back(std::string(missing.name) + " left out: " + missing.reason);
+#else
+    notes.push_back("peers (Bitcoin Core, rust-bitcoin, btcd) not built: this tree has SERDIFF_PEERS=OFF");
 #endif
     add_obfuscation_cases(cases);
     add_compact_size_and_varint_cases(cases);

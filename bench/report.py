@@ -40,6 +40,16 @@ PEER_GOALS = [
     ("SerializeBlock optimized-reused faster than {peer}", ("SerializeBlock", "optimized-reused"),
      ("SerializeBlock", "{peer}"), 1.0, "faster"),
 ]
+# Bitcoin Core (libbitcoinkernel): its block decode builds CTransactions, which hash every transaction (txid, and
+# wtxid when it has a witness), so it is compared with optimized+txids (decode plus the same hashes); its encode
+# goes through the C API's writer callback into a reused buffer, compared with optimized-reused.
+CORE = "bitcoin-core"
+CORE_GOALS = [
+    ("DeserializeBlock optimized+txids (same work) faster than bitcoin-core", ("DeserializeBlock", "optimized+txids"),
+     ("DeserializeBlock", CORE), 1.0, "faster"),
+    ("SerializeBlock optimized-reused faster than bitcoin-core", ("SerializeBlock", "optimized-reused"),
+     ("SerializeBlock", CORE), 1.0, "faster"),
+]
 STORE_GOALS = [
     ("WriteBlock with a key: buffered >= 2.5x faster than unbuffered", "WriteBlock", ":xor", 2.5),
     ("ReadBlock with a key: buffered >= 1.2x faster than unbuffered", "ReadBlock", ":xor", 1.2),
@@ -121,6 +131,9 @@ def evaluate_goals(results, field):
         for description, numerator, denominator, target, kind in BLOCK_GOALS:
             goals.append(ratio_goal(results, field, description, subject, subject, numerator, denominator, target,
                                     kind))
+        for description, numerator, denominator, target, kind in CORE_GOALS:
+            goals.append(ratio_goal(results, field, description, subject, subject, numerator, denominator, target,
+                                    kind))
         for peer in PEERS:
             for description, numerator, denominator, target, kind in PEER_GOALS:
                 den = (denominator[0], denominator[1].format(peer=peer))
@@ -168,6 +181,14 @@ def ratio_text(results, key, field):
         if implementation == ("optimized-reused" if group == "SerializeBlock" else "optimized"):
             for peer in PEERS:
                 faster(peer, value(results, group, subject, peer, field))
+        if implementation == ("optimized-reused" if group == "SerializeBlock" else "optimized+txids"):
+            faster(CORE + " (same work)" if group == "DeserializeBlock" else CORE,
+                   value(results, group, subject, CORE, field))
+    elif group == "SerializeBlock" and implementation == CORE + "-discard":
+        core = value(results, group, subject, CORE, field)
+        if core:
+            measure = "the time" if field == "ns_per_op" else "the instructions"
+            texts.append(f"{own / core:.2f}x {measure} of {CORE} (callback keeps nothing)")
     elif group in ("WriteBlock", "ReadBlock") and implementation.startswith("optimized"):
         faster("unbuffered", value(results, group, subject, "autofile-unbuffered", field))
         faster("reference", value(results, group, subject, "reference", field))
@@ -193,8 +214,9 @@ def table_lines(results, field, unit_label, goals, notes):
     order = ["SerializeBlock", "DeserializeBlock", "SizeComputerBlock", "memcpy", "WriteBlock", "ReadBlock",
              "Obfuscate"]
 
-    implementations = ["optimized", "optimized-reused", "optimized-buffered", "optimized-bufferedreader", "batched",
-                       "autofile-unbuffered", "byte-at-a-time", "reference", "rust-bitcoin", "btcd", "memcpy"]
+    implementations = ["optimized", "optimized-reused", "optimized+txids", "optimized-buffered",
+                       "optimized-bufferedreader", "batched", "autofile-unbuffered", "byte-at-a-time", "reference",
+                       CORE, CORE + "-discard", "rust-bitcoin", "btcd", "memcpy"]
 
     def sort_key(key):
         group, subject, implementation = key
@@ -247,7 +269,11 @@ def run_benchmarks(args):
     if context.get("serdiff_notes"):
         notes.append("Notes: " + context["serdiff_notes"])
     if not any(key[2] in PEERS for key in results):
-        notes.append("Peers: rust-bitcoin and btcd not measured (this tree was built with SERDIFF_PEERS=OFF).")
+        notes.append("Peers: rust-bitcoin and btcd not measured (this tree was built with SERDIFF_PEERS=OFF, or "
+                     "--filter left them out).")
+    if not any(key[2] == CORE for key in results):
+        notes.append("Bitcoin Core not measured (SERDIFF_PEERS=OFF or SERDIFF_CORE_PEER=OFF, its library missing "
+                     "(see the notes), or --filter left it out).")
     notes.append(f"Machine: {machine['cpu']}, {machine['cores']} cores, kernel {machine['kernel']}, "
                  f"{machine['compiler']}, {machine['flags']}; load average at start "
                  f"{machine['load_average_at_start']} (a shared machine: ratios are more meaningful than absolute "

@@ -39,6 +39,11 @@ if ! cmp -s "$repo/python/requirements.txt" "$venv/.serdiff-requirements"; then
   cp "$repo/python/requirements.txt" "$venv/.serdiff-requirements"
 fi
 
+# Bitcoin Core's kernel library for the properties' fourth implementation (pinned by hash; python/serdiff/core.py).
+# Without PyPI it cannot be installed: the properties then skip Core and say why; everything else runs.
+"$repo/differential/oracles/core/install.sh" "$venv" ||
+  echo "python/build.sh: Bitcoin Core (py-bitcoinkernel) not installed: test_core_properties.py will be skipped" >&2
+
 build_dir="$repo/build/python-extension"
 options=(--config-settings="cmake.define.SERDIFF_SOURCE_DIR=$source_dir")
 if [ -n "$planted_bug" ]; then

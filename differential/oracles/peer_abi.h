@@ -1,4 +1,4 @@
-/* The C ABI every peer implementation (rust-bitcoin, btcd, python-bitcoinlib) exports to serdiff. */
+/* The C ABI every peer implementation (Bitcoin Core, rust-bitcoin, btcd, python-bitcoinlib) exports to serdiff. */
 #ifndef SERDIFF_PEER_ABI_H
 #define SERDIFF_PEER_ABI_H
 
@@ -30,7 +30,10 @@ enum {
  * fresh object (dropped each time), or `iterations` encodes of one decoded block into a reused buffer. */
 enum {
     SERDIFF_PEER_BENCH_DECODE = 0,
-    SERDIFF_PEER_BENCH_ENCODE = 1
+    SERDIFF_PEER_BENCH_ENCODE = 1,
+    /* Bitcoin Core only: encode through its writer callback into a callback that keeps nothing (the cost of
+     * Core's serializer plus one indirect call per write, without copying the bytes anywhere). */
+    SERDIFF_PEER_BENCH_ENCODE_DISCARD = 2
 };
 
 void serdiff_peer_result_free(serdiff_peer_result* result);
@@ -43,6 +46,10 @@ int serdiff_peer_btcd_decode_tx(const uint8_t* data, size_t size, int allow_witn
 int serdiff_peer_btcd_decode_block(const uint8_t* data, size_t size, serdiff_peer_result* out);
 int serdiff_peer_python_bitcoinlib_decode_tx(const uint8_t* data, size_t size, int allow_witness, serdiff_peer_result* out);
 int serdiff_peer_python_bitcoinlib_decode_block(const uint8_t* data, size_t size, serdiff_peer_result* out);
+/* Bitcoin Core through libbitcoinkernel (core/peer.cpp): no witness-free mode; it alone decodes a bare header. */
+int serdiff_peer_core_decode_tx(const uint8_t* data, size_t size, int allow_witness, serdiff_peer_result* out);
+int serdiff_peer_core_decode_block(const uint8_t* data, size_t size, serdiff_peer_result* out);
+int serdiff_peer_core_decode_header(const uint8_t* data, size_t size, serdiff_peer_result* out);
 
 /* Benchmark entry points: the timing loop runs inside the peer with its language's monotonic clock, so
  * no FFI call is timed. The block must decode fully and re-encode to the same bytes (checked before
@@ -50,6 +57,7 @@ int serdiff_peer_python_bitcoinlib_decode_block(const uint8_t* data, size_t size
 int serdiff_peer_rust_bitcoin_bench_block(const uint8_t* data, size_t size, uint64_t iterations, int mode,
                                           uint64_t* total_ns);
 int serdiff_peer_btcd_bench_block(const uint8_t* data, size_t size, uint64_t iterations, int mode, uint64_t* total_ns);
+int serdiff_peer_core_bench_block(const uint8_t* data, size_t size, uint64_t iterations, int mode, uint64_t* total_ns);
 #endif
 
 #ifdef __cplusplus

@@ -1,7 +1,9 @@
 // serdiff_peer_check: every real transaction and block, and every allow-listed edge input, through the
 // reference and each linked peer; fails on any divergence the allow-list does not explain.
 //
-// Usage: serdiff_peer_check [DATA_DIR]   check (DATA_DIR defaults to the configured ../shared/data)
+// Usage: serdiff_peer_check [--require-peer NAME]... [DATA_DIR]
+//                                        check (DATA_DIR defaults to the configured ../shared/data); a required
+//                                        peer that cannot run here (Bitcoin Core without its library) fails it
 //        serdiff_peer_check --table      print the docs/divergences.md table from the allow-list
 #include <algorithm>
 #include <cstdio>
@@ -66,6 +68,7 @@ struct Tally {
     int unexplained = 0;
     int stale = 0;
     std::map<std::string, int> explained_by_rule;
+    std::map<std::string, std::map<std::string, int>> verdicts_by_peer;  // peer -> "agree"/"explained"/... -> count
 };
 
 // Every linked peer on one input; `expected` is an allow-list entry this input must trigger.
@@ -76,6 +79,12 @@ void check(const Input& input, bool allow_witness, const AllowedDivergence* expe
     for (const Peer& peer : linked_peers()) {
         const Verdict peer_result = peer_verdict(peer, input.kind, input.bytes, allow_witness);
         const std::string difference = disagreement(reference, peer_result);
+        auto& by_peer = tally.verdicts_by_peer[peer.name];
+        if (peer_result.status == Verdict::Status::unsupported) {
+            ++by_peer["unsupported"];
+        } else if (difference.empty()) {
+            ++by_peer[reference.accepted ? "agree (accept)" : "agree (reject)"];
+        }
         if (difference.empty()) {
             ++tally.agreed;
             continue;
@@ -84,6 +93,7 @@ void check(const Input& input, bool allow_witness, const AllowedDivergence* expe
         const AllowedDivergence* entry = explain(observation);
         if (entry == nullptr) {
             ++tally.unexplained;
+            ++by_peer["UNEXPLAINED"];
             std::printf("UNEXPLAINED %s %s (witness %s) peer %s: %s\n  reference: %s\n  peer:      %s\n",
                         kind_name(input.kind), input.name.c_str(), allow_witness ? "on" : "off", peer.name,
                         difference.c_str(), describe(reference).c_str(), describe(peer_result).c_str());
@@ -91,6 +101,7 @@ void check(const Input& input, bool allow_witness, const AllowedDivergence* expe
             continue;
         }
         ++tally.explained;
+        ++by_peer["explained"];
         ++tally.explained_by_rule[std::string(entry->peer) + ": " + entry->rule];
         expected_seen |= entry == expected;
     }
@@ -124,10 +135,29 @@ int main(int argc, char** argv)
         print_table();
         return 0;
     }
-    const std::filesystem::path data = argc > 1 ? argv[1] : SERDIFF_DATA_DIR;
+    std::vector<std::string> required;
+    std::filesystem::path data = SERDIFF_DATA_DIR;
+    for (int i = 1; i < argc; ++i) {
+        const std::string argument = argv[i];
+        if (argument == "--require-peer" && i + 1 < argc) {
+            required.push_back(argv[++i]);
+        } else if (!argument.empty() && argument[0] == '-') {
+            std::fprintf(stderr, "usage: serdiff_peer_check [--require-peer NAME]... [DATA_DIR] | --table\n");
+            return 2;
+        } else {
+            data = argument;
+        }
+    }
     std::printf("peers:");
     for (const Peer& peer : linked_peers()) std::printf(" %s %s;", peer.name, peer.version);
     std::printf("\n");
+    for (const MissingPeer& missing : missing_peers()) std::printf("peer %s left out: %s\n", missing.name, missing.reason.c_str());
+    for (const std::string& name : required) {
+        if (find_peer(name) == nullptr) {
+            std::printf("FAILED: peer %s is required (--require-peer) but cannot run here\n", name.c_str());
+            return 1;
+        }
+    }
 
     std::vector<Input> inputs;
     for (const char* file : {"vectors/tx_valid.json", "vectors/tx_invalid.json"}) {
@@ -168,11 +198,22 @@ int main(int argc, char** argv)
         const Input& input = inputs[i];
         check(input, true, nullptr, real);
         if (input.kind == ObjectKind::transaction) check(input, false, nullptr, real);
+        if (input.kind == ObjectKind::block && input.bytes.size() >= 80) {
+            // The block's header alone, and the whole block read as a header (80 bytes consumed, the rest trailing).
+            check({input.name + " header", ObjectKind::header, Bytes(input.bytes.begin(), input.bytes.begin() + 80)},
+                  true, nullptr, real);
+            check({input.name + " as header", ObjectKind::header, input.bytes}, true, nullptr, real);
+        }
         if (input.kind == ObjectKind::block || input.bytes.size() > 100'000)
             std::printf("  %zu/%zu %s checked\n", i + 1, inputs.size(), input.name.c_str());
     }
     std::printf("real data: %zu inputs, %d peer verdicts agree, %d explained, %d unexplained\n", inputs.size(),
                 real.agreed, real.explained, real.unexplained);
+    for (const auto& [peer, counts] : real.verdicts_by_peer) {
+        std::printf("  %s:", peer.c_str());
+        for (const auto& [what, count] : counts) std::printf(" %d %s;", count, what.c_str());
+        std::printf("\n");
+    }
 
     Tally edges;
     for (const AllowedDivergence& entry : allowed_divergences()) {

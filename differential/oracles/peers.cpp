@@ -1,13 +1,21 @@
 // The list of linked peers (with or without python-bitcoinlib) and the reference/peer verdict comparison.
 #include "differential/oracles/peers.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <string_view>
+#include <vector>
 
 #include "differential/reference/reference.h"
+#if SERDIFF_WITH_CORE_PEER
+#include "differential/oracles/core/library.h"
+#endif
 
 #ifndef SERDIFF_WITH_PYTHON_PEER
 #error "SERDIFF_WITH_PYTHON_PEER must be 0 or 1 (set by differential/oracles/CMakeLists.txt)"
+#endif
+#ifndef SERDIFF_WITH_CORE_PEER
+#error "SERDIFF_WITH_CORE_PEER must be 0 or 1 (set by differential/oracles/CMakeLists.txt)"
 #endif
 
 extern "C" void serdiff_peer_result_free(serdiff_peer_result* result)
@@ -22,7 +30,7 @@ namespace serdiff::oracles {
 
 namespace {
 
-constexpr Peer kPeers[] = {
+constexpr Peer kStaticPeers[] = {
     {"rust-bitcoin", SERDIFF_RUST_BITCOIN_VERSION, serdiff_peer_rust_bitcoin_decode_tx,
      serdiff_peer_rust_bitcoin_decode_block, serdiff_peer_rust_bitcoin_bench_block},
     {"btcd", SERDIFF_BTCD_VERSION, serdiff_peer_btcd_decode_tx, serdiff_peer_btcd_decode_block,
@@ -33,23 +41,66 @@ constexpr Peer kPeers[] = {
 #endif
 };
 
+struct PeerList {
+    std::vector<Peer> peers;
+    std::vector<MissingPeer> missing;
+};
+
+const PeerList& peer_list()
+{
+    static const PeerList list = [] {
+        PeerList built;
+#if SERDIFF_WITH_CORE_PEER
+        // Bitcoin Core first: it is the rule book the reference follows.
+        if (core::unavailable_reason().empty()) {
+            built.peers.push_back({"bitcoin-core", core::description().c_str(), serdiff_peer_core_decode_tx,
+                                   serdiff_peer_core_decode_block, serdiff_peer_core_bench_block,
+                                   serdiff_peer_core_decode_header});
+        } else {
+            built.missing.push_back({"bitcoin-core", core::unavailable_reason()});
+            std::fprintf(stderr, "serdiff: Bitcoin Core peer left out: %s\n", core::unavailable_reason().c_str());
+        }
+#endif
+        built.peers.insert(built.peers.end(), std::begin(kStaticPeers), std::end(kStaticPeers));
+        return built;
+    }();
+    return list;
+}
+
 }  // namespace
 
-std::span<const Peer> linked_peers() { return kPeers; }
+std::span<const Peer> linked_peers() { return peer_list().peers; }
+std::span<const MissingPeer> missing_peers() { return peer_list().missing; }
 
 const Peer* find_peer(std::string_view name)
 {
-    for (const Peer& peer : kPeers)
+    for (const Peer& peer : linked_peers())
         if (name == peer.name) return &peer;
     return nullptr;
 }
 
-const char* kind_name(ObjectKind kind) { return kind == ObjectKind::transaction ? "tx" : "block"; }
+const char* kind_name(ObjectKind kind)
+{
+    switch (kind) {
+    case ObjectKind::transaction: return "tx";
+    case ObjectKind::block: return "block";
+    case ObjectKind::header: return "header";
+    }
+    return "?";
+}
 
 Verdict reference_verdict(ObjectKind kind, std::span<const uint8_t> input, bool allow_witness)
 {
     Verdict verdict;
-    if (kind == ObjectKind::transaction) {
+    if (kind == ObjectKind::header) {
+        auto decoded = reference::decode_header(input);
+        verdict.accepted = decoded.ok;
+        verdict.error = decoded.error;
+        if (decoded.ok) {
+            verdict.consumed = decoded.consumed;
+            verdict.reencoded = reference::encode_header(decoded.value);
+        }
+    } else if (kind == ObjectKind::transaction) {
         auto decoded = reference::decode_transaction(input, allow_witness);
         verdict.accepted = decoded.ok;
         verdict.error = decoded.error;
@@ -74,9 +125,16 @@ Verdict reference_verdict(ObjectKind kind, std::span<const uint8_t> input, bool 
 Verdict peer_verdict(const Peer& peer, ObjectKind kind, std::span<const uint8_t> input, bool allow_witness)
 {
     serdiff_peer_result result{};
-    const int status = kind == ObjectKind::transaction
-                           ? peer.decode_tx(input.data(), input.size(), allow_witness ? 1 : 0, &result)
-                           : peer.decode_block(input.data(), input.size(), &result);
+    int status = SERDIFF_PEER_UNSUPPORTED;
+    switch (kind) {
+    case ObjectKind::transaction:
+        status = peer.decode_tx(input.data(), input.size(), allow_witness ? 1 : 0, &result);
+        break;
+    case ObjectKind::block: status = peer.decode_block(input.data(), input.size(), &result); break;
+    case ObjectKind::header:
+        if (peer.decode_header != nullptr) status = peer.decode_header(input.data(), input.size(), &result);
+        break;
+    }
     Verdict verdict;
     verdict.status = status == SERDIFF_PEER_OK            ? Verdict::Status::ok
                      : status == SERDIFF_PEER_UNSUPPORTED ? Verdict::Status::unsupported

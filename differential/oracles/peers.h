@@ -12,19 +12,32 @@
 
 namespace serdiff::oracles {
 
-enum class ObjectKind { transaction, block };
+// header: an 80-byte block header (only Bitcoin Core has a header decoder; the other peers say unsupported).
+enum class ObjectKind { transaction, block, header };
 
 struct Peer {
-    const char* name;     // "rust-bitcoin", "btcd", "python-bitcoinlib"
-    const char* version;  // the pinned upstream version
+    const char* name;     // "bitcoin-core", "rust-bitcoin", "btcd", "python-bitcoinlib"
+    const char* version;  // the pinned upstream version (Bitcoin Core: also the version the library reports)
     int (*decode_tx)(const uint8_t* data, size_t size, int allow_witness, serdiff_peer_result* out);
     int (*decode_block)(const uint8_t* data, size_t size, serdiff_peer_result* out);
     // Times block decode or encode inside the peer (peer_abi.h); nullptr for peers without it (Python).
     int (*bench_block)(const uint8_t* data, size_t size, uint64_t iterations, int mode, uint64_t* total_ns);
+    // Decodes a block header; nullptr for peers without a header decoder.
+    int (*decode_header)(const uint8_t* data, size_t size, serdiff_peer_result* out) = nullptr;
 };
 
-// Every peer this binary was linked with (the fuzz binaries leave python-bitcoinlib out).
+// A peer this binary was configured with that cannot run here, and why (Bitcoin Core when
+// libbitcoinkernel.so cannot be loaded).
+struct MissingPeer {
+    const char* name;
+    std::string reason;
+};
+
+// Every peer this binary was linked with that can run (the fuzz binaries leave python-bitcoinlib out), Bitcoin
+// Core first. The first call loads libbitcoinkernel; when that fails, Core is left out, listed by
+// missing_peers(), and one line on stderr says why.
 std::span<const Peer> linked_peers();
+std::span<const MissingPeer> missing_peers();
 // The peer called `name`, or nullptr.
 const Peer* find_peer(std::string_view name);
 
