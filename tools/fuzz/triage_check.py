@@ -29,7 +29,8 @@ BUILD = ROOT / "build" / "triage-check"
 # Planted bugs whose target AFL++ can run, and that target (the rows of tools/fuzz/planted.py).
 TARGET_OF = {"varint_length_off_by_one": "varint", "compact_size_edge_width": "compact_size",
              "compact_size_fast_path_skips_checks": "compact_size", "xor_tail_key_phase": "obfuscation",
-             "witness_first_input_only": "transaction"}
+             "witness_first_input_only": "transaction",
+             "varint_limit_shift": "varint", "span_reader_dangling_copy": "varint"}  # sanitizer-class bugs
 
 
 def log(message=""):
