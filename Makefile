@@ -21,10 +21,11 @@ help:
 	@echo "make fuzz     fuzz every target: TIME=60 (s per target) TARGETS='a b' ENGINE=libfuzzer|afl|hypothesis JOBS=nproc"
 	@echo "             ENGINE='libfuzzer afl' runs both; crashes are minimized (MINIMIZE_SECONDS=30), deduplicated, explained"
 	@echo "make triage DIR=path [TARGET=name]   the same triage for crash files from elsewhere (OSS-Fuzz, CI, AFL++ dirs)"
-	@echo "make triage-check   a planted bug found by libFuzzer and AFL++ must triage to ONE finding (PLANTED_BUG_TRIAGE=, TRIAGE_FROM_NOTHING=1)"
+	@echo "make triage-check   a planted bug found by libFuzzer and AFL++ must triage to ONE finding (PLANTED=one bug, default varint_length_off_by_one; TRIAGE_FROM_NOTHING=1)"
 	@echo "make corpus-merge   add fuzz-out/corpus inputs with new coverage to corpora/ (libFuzzer -merge=1)"
 	@echo "make corpora  regenerate the committed seeds and dictionaries (tools/corpus_gen)"
-	@echo "make test-planted   build each planted bug and show its fuzz target finds it (PLANTED_BUDGET=120 s)"
+	@echo "make test-planted   build each planted bug and show its fuzz target finds it (PLANTED='a b', PLANTED_BUDGET=120 s)"
+	@echo "make mutate   mutation analysis of serialize/: FILES='serialize/x.h' SAMPLE=N SEED=1 TIME=60 JOBS=1 RESUME=1 UNIT=1 ONLY='file#n' (docs/mutation.md)"
 	@echo "make coverage the fast-path lines (OPTIMIZATIONS.md rows) the corpora reach, via llvm-cov"
 	@echo "make bench    benchmarks on the mainnet blocks: table + bench-out/results.json (docs/bench.md)"
 	@echo "make bench-callgrind   the same cases' instruction counts under callgrind (bench-out/callgrind.json)"
@@ -34,7 +35,7 @@ help:
 	@echo "make python-build     the venv (build/python-venv) and the serdiff Python extension (docs/python.md)"
 	@echo "make python-test      the Hypothesis properties and Python tests (HYPOTHESIS_PROFILE=ci|nightly|dev)"
 	@echo "make fuzz-hypothesis  the properties as one atheris-driven fuzzer for TIME seconds (= make fuzz ENGINE=hypothesis)"
-	@echo "make python-planted-bug   a test-only extension with PLANTED_BUG compiled in; the properties find and shrink it"
+	@echo "make python-planted-bug   a test-only extension with PLANTED=name compiled in; the properties find and shrink it"
 
 deps:
 	@ci/install-deps.sh
@@ -75,9 +76,8 @@ triage: deps
 
 # A planted bug fuzzed by libFuzzer and AFL++ at once must come out of make fuzz's triage as ONE minimized,
 # explained finding (build/triage-check, fuzz-out/triage-check; about 3 min plus a first build). Not in make test.
-PLANTED_BUG_TRIAGE ?= varint_length_off_by_one
 triage-check: deps
-	@python3 tools/fuzz/triage_check.py --bug $(PLANTED_BUG_TRIAGE) --time $(TRIAGE_CHECK_TIME) --jobs $(JOBS) \
+	@python3 tools/fuzz/triage_check.py --bug $(or $(PLANTED),varint_length_off_by_one) --time $(TRIAGE_CHECK_TIME) --jobs $(JOBS) \
 	  $(if $(TRIAGE_FROM_NOTHING),--from-nothing)
 
 corpus-merge: deps
@@ -86,21 +86,37 @@ corpus-merge: deps
 corpora: build-asan
 	@build/asan/bin/serdiff_corpus_gen --out corpora
 
-# Planted bugs (docs/fuzzing.md): each serialize/planted.h bug built into build/planted and hunted by its target
-# for at most PLANTED_BUDGET seconds; a table of times to detection; fails if one is missed. Not part of make test.
+# Planted bugs (tests/planted/bugs.tsv, docs/fuzzing.md). PLANTED names the bugs for every planted-bug command
+# (test-planted, ci-planted: a list, default all of theirs; python-planted-bug: one). test-planted builds each
+# bug whose detector is a fuzz target into build/planted and hunts it for at most PLANTED_BUDGET seconds; a
+# table of times to detection; fails if one is missed. Not part of make test.
+PLANTED ?=
 PLANTED_BUDGET ?= 120
-PLANTED_BUGS ?=
 # PLANTED_FROM_NOTHING=1 also hunts each bug from an empty corpus (no seeds) for the same budget.
 PLANTED_FROM_NOTHING ?=
 .PHONY: test-planted coverage
 test-planted: deps
-	@python3 tools/fuzz/planted.py run --budget $(PLANTED_BUDGET) --bugs "$(PLANTED_BUGS)" --jobs $(JOBS) \
+	@python3 tools/fuzz/planted.py run --budget $(PLANTED_BUDGET) --bugs "$(PLANTED)" --jobs $(JOBS) \
 	  $(if $(PLANTED_FROM_NOTHING),--from-nothing)
 
 # Which OPTIMIZATIONS.md fast-path lines the committed corpora reach: clang source coverage of the replay
 # driver over every corpus (build/coverage), the llvm-cov report and the per-row table (docs/fuzzing.md).
 coverage: deps
 	@python3 tools/fuzz/coverage.py --jobs $(JOBS)
+
+# Mutation analysis of the optimized side (docs/mutation.md): universalmutator's mutants of serialize/, invalid and
+# equivalent ones removed, the rest killed by corpus replay then TIME s of libFuzzer per reaching target.
+# State in mutate-out/state.json (RESUME=1 continues it), report in mutate-out/report.{md,json}. Not part of make test.
+FILES ?=
+SAMPLE ?=
+SEED ?= 1
+MUTATE_JOBS ?= 1
+SHARD ?=
+.PHONY: mutate
+mutate: deps
+	@python3 tools/mutate/mutate.py run --files "$(FILES)" --seed $(SEED) --time $(TIME) \
+	  --jobs $(if $(filter command line,$(origin JOBS)),$(JOBS),$(MUTATE_JOBS)) \
+	  $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(RESUME),--resume) $(if $(UNIT),--unit) $(if $(SHARD),--shard $(SHARD)) $(if $(ONLY),--only "$(ONLY)")
 
 # Everything the build and the runs write: build trees (and the venv), fuzz findings, benchmark output.
 clean:
@@ -122,9 +138,8 @@ fuzz-hypothesis: python-build
 	@build/python-venv/bin/python python/fuzz_hypothesis.py --seconds $(TIME)
 
 # Builds a test-only extension with a planted optimized-side bug and shows the properties find and shrink it.
-PLANTED_BUG ?= witness_first_input_only
 python-planted-bug: python-build
-	@python/check_planted_bug.sh $(PLANTED_BUG)
+	@python/check_planted_bug.sh $(or $(PLANTED),witness_first_input_only)
 
 # Benchmarks (docs/bench.md): an -O2 -DNDEBUG tree in build/bench, the table on stdout and in
 # bench-out/results.json. BENCH_REPETITIONS/BENCH_MIN_TIME (s per repetition)/BENCH_FILTER (regex) tune it;

@@ -1,21 +1,19 @@
 #!/usr/bin/env bash
-# Proves each CI job catches its class of defect: builds the job with one planted defect
-# (serialize/planted.h, -DSERDIFF_PLANTED_BUG=<name>) and expects it to FAIL with its sanitizer's report
-# headline; the same job without the defect must pass (its clean run, done first unless already green).
+# Proves each CI job catches its class of defect: builds the job with one planted defect (the rows of
+# tests/planted/bugs.tsv whose detector is job:<job>; -DSERDIFF_PLANTED_BUG=<name>) and expects it to FAIL with
+# the report headline the manifest names; the same job without the defect must pass (its clean run, done first unless already green).
 # Usage: ci/planted.sh [DEFECT...]   (default: all)   Logs: build/ci-<job>-planted-<defect>.log
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_root=${SERDIFF_CI_BUILD_ROOT:-$root/build}
 
-# defect | job | the report headline the job's output must contain
-defects=(
-    "p2pkh_script_one_short|asan-ubsan|AddressSanitizer: heap-buffer-overflow"
-    "span_reader_dangling_copy|asan-ubsan|AddressSanitizer: heap-use-after-free"
-    "byte_payload_scratch_leak|asan-ubsan|LeakSanitizer: detected memory leaks"
-    "undo_height_code_signed|asan-ubsan|runtime error: signed integer overflow"
-    "varint_limit_shift|asan-ubsan|runtime error: shift exponent 64 is too large"
-    "compact_size_skipped_value|msan|MemorySanitizer: use-of-uninitialized-value"
-)
+# defect | job | the report headline the job's output must contain (from the manifest's job:<job> rows)
+defects=()
+while IFS=$'\t' read -r name row detector expect what; do
+    case "$name" in ''|'#'*) continue ;; esac
+    [[ $detector == job:* ]] && defects+=("$name|${detector#job:}|$expect")
+done < "$root/tests/planted/bugs.tsv"
+[ ${#defects[@]} -gt 0 ] || { echo "planted: no job:<job> rows in tests/planted/bugs.tsv" >&2; exit 2; }
 
 wanted=("$@")
 selected=()

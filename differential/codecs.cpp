@@ -1,28 +1,71 @@
-// The CodecPair table: wires serialize/codec.h and differential/reference/reference.h together.
+// The CodecPair table: each type's entries of optimized::codec_table() and reference::codec_table() paired,
+// with the round-trip rules docs/format.md states for it.
 #include "differential/codecs.h"
 
 #include "differential/reference/reference.h"
 #include "serialize/codec.h"
 
 namespace serdiff::differential {
+namespace {
 
-namespace optimized = serdiff::optimized;
-namespace reference = serdiff::reference;
+// When set for a type, decides for a value whether decoding its encoding must give the value back.
+template <typename T>
+struct RoundTripRules {
+    bool byte_exact = true;  // decode-then-encode reproduces the consumed bytes exactly
+    std::function<bool(const T&)> value_survives;
+};
+
+// A transaction with no inputs but some outputs is written with witness as `00 <count>`, which a reader
+// takes for the marker and flag.
+bool survives_with_witness(const model::Transaction& tx) { return !(tx.inputs.empty() && !tx.outputs.empty()); }
+
+// By default a type round-trips byte for byte and every value survives; the overloads below say otherwise.
+template <typename T>
+RoundTripRules<T> rules(const T*)
+{
+    return {};
+}
+RoundTripRules<model::Block> rules(const model::Block*)
+{
+    // A block's transactions are written with witness: the same zero-input rule applies.
+    return {true, [](const model::Block& block) {
+                for (const auto& tx : block.transactions)
+                    if (!survives_with_witness(tx)) return false;
+                return true;
+            }};
+}
+RoundTripRules<model::BlockUndo> rules(const model::BlockUndo*)
+{
+    // Not byte-exact (docs/format.md "Consequences for round trips"): the ignored VarInt, non-minimal
+    // and oversized scripts, and tag-4/5 points off the curve all re-encode differently.
+    return {false, undo_value_survives_round_trip};
+}
+
+template <typename T>
+CodecPair<T> pair_of(std::string label, const model::ObjectCodec<T>& optimized, const model::ObjectCodec<T>& reference)
+{
+    const RoundTripRules<T> round_trip = rules(static_cast<const T*>(nullptr));
+    return {std::move(label), optimized.decode,      reference.decode,        optimized.encode,
+            reference.encode, optimized.size,        round_trip.byte_exact,   round_trip.value_survives};
+}
+
+}  // namespace
 
 const CodecPair<model::Transaction>& transaction_codec(bool allow_witness)
 {
     auto make = [](bool witness) {
+        const auto& optimized = optimized::codec_table().transaction;
+        const auto& reference = reference::codec_table().transaction;
         CodecPair<model::Transaction> codec;
         codec.label = witness ? "transaction(witness)" : "transaction(no witness)";
-        codec.optimized_decode = [witness](auto data) { return optimized::decode_transaction(data, witness); };
-        codec.reference_decode = [witness](auto data) { return reference::decode_transaction(data, witness); };
-        codec.optimized_encode = [witness](const auto& tx) { return optimized::encode_transaction(tx, witness); };
-        codec.reference_encode = [witness](const auto& tx) { return reference::encode_transaction(tx, witness); };
-        codec.optimized_size = [witness](const auto& tx) { return optimized::size_transaction(tx, witness); };
-        // Without witness the stacks are dropped; with witness a transaction with no inputs but some
-        // outputs is written as `00 <count>`, which a reader takes for the marker and flag.
+        codec.optimized_decode = [=](auto data) { return optimized.decode(data, witness); };
+        codec.reference_decode = [=](auto data) { return reference.decode(data, witness); };
+        codec.optimized_encode = [=](const auto& tx) { return optimized.encode(tx, witness); };
+        codec.reference_encode = [=](const auto& tx) { return reference.encode(tx, witness); };
+        codec.optimized_size = [=](const auto& tx) { return optimized.size(tx, witness); };
+        // Without witness the stacks are dropped.
         codec.value_survives_round_trip = [witness](const model::Transaction& tx) {
-            return witness ? !(tx.inputs.empty() && !tx.outputs.empty()) : !tx.has_witness();
+            return witness ? survives_with_witness(tx) : !tx.has_witness();
         };
         return codec;
     };
@@ -30,35 +73,15 @@ const CodecPair<model::Transaction>& transaction_codec(bool allow_witness)
     return allow_witness ? with_witness : without_witness;
 }
 
-const CodecPair<model::BlockHeader>& header_codec()
-{
-    static const CodecPair<model::BlockHeader> codec{
-        "block_header", optimized::decode_header, reference::decode_header, optimized::encode_header,
-        reference::encode_header, optimized::size_header, true, {}};
-    return codec;
-}
-
-const CodecPair<model::Block>& block_codec()
-{
-    static const CodecPair<model::Block> codec{
-        "block", optimized::decode_block, reference::decode_block, optimized::encode_block, reference::encode_block,
-        optimized::size_block, true,
-        // A block's transactions are written with witness: the same zero-input rule applies.
-        [](const model::Block& block) {
-            for (const auto& tx : block.transactions)
-                if (tx.inputs.empty() && !tx.outputs.empty()) return false;
-            return true;
-        }};
-    return codec;
-}
-
-const CodecPair<model::BlockLocator>& locator_codec()
-{
-    static const CodecPair<model::BlockLocator> codec{
-        "block_locator", optimized::decode_locator, reference::decode_locator, optimized::encode_locator,
-        reference::encode_locator, optimized::size_locator, true, {}};
-    return codec;
-}
+#define SERDIFF_DEFINE_CODEC_PAIR(name, Type, stem)                                                             \
+    const CodecPair<model::Type>& name##_codec()                                                                \
+    {                                                                                                            \
+        static const CodecPair<model::Type> codec =                                                              \
+            pair_of<model::Type>(#name, optimized::codec_table().name, reference::codec_table().name);           \
+        return codec;                                                                                            \
+    }
+SERDIFF_OBJECT_TYPES(SERDIFF_DEFINE_CODEC_PAIR)
+#undef SERDIFF_DEFINE_CODEC_PAIR
 
 bool undo_value_survives_round_trip(const model::BlockUndo& undo)
 {
@@ -68,16 +91,6 @@ bool undo_value_survives_round_trip(const model::BlockUndo& undo)
                 coin.out.script_pubkey.size() > model::kMaxScriptSize)
                 return false;
     return true;
-}
-
-const CodecPair<model::BlockUndo>& block_undo_codec()
-{
-    // Not byte-exact (docs/format.md "Consequences for round trips"): the ignored VarInt, non-minimal
-    // and oversized scripts, and tag-4/5 points off the curve all re-encode differently.
-    static const CodecPair<model::BlockUndo> codec{
-        "block_undo", optimized::decode_block_undo, reference::decode_block_undo, optimized::encode_block_undo,
-        reference::encode_block_undo, optimized::size_block_undo, false, undo_value_survives_round_trip};
-    return codec;
 }
 
 }  // namespace serdiff::differential

@@ -7,7 +7,7 @@
 
 using namespace serdiff;
 
-SERDIFF_FUZZ_TARGET(compact_size, .max_len = 64, .codec = "compactsize")
+SERDIFF_FUZZ_TARGET(compact_size, .max_len = 64, .codec = "compact_size")
 {
     for (const bool range_check : {true, false}) {
         const std::string label = range_check ? "compact_size(range check)" : "compact_size(no range check)";

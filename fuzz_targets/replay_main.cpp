@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "fuzz_targets/registry.h"
+#include "model/codec_table.h"
 
 namespace {
 
@@ -32,9 +33,10 @@ void usage()
     std::fputs(
         "usage: serdiff_fuzz_replay [--target NAME] [--smoke-runs N] [--smoke-seconds S] [--seed N] PATH...\n"
         "       serdiff_fuzz_replay --list [--json]\n"
+        "       serdiff_fuzz_replay --list-types\n"
         "--shared-seeds DIR also replays DIR/<target> for a target that has seeds cut from the real data\n"
         "(its option real_data_seeds; that directory must then exist). --list --json prints every target's\n"
-        "options.\n"
+        "options; --list-types the object types of the codec table (model/codec_table.h).\n"
         "Runs every file (directories: every file inside, recursively; '-': stdin) through the target\n"
         "named by --target or the FUZZ environment variable. --smoke-runs/--smoke-seconds then run that\n"
         "many deterministic mutations of the inputs (or random inputs when there are none).\n",
@@ -144,6 +146,11 @@ int main(int argc, char** argv)
             }
             return argv[++i];
         };
+        if (arg == "--list-types") {
+            for (const std::string_view type : serdiff::model::kTypeNames)
+                std::printf("%.*s\n", static_cast<int>(type.size()), type.data());
+            return 0;
+        }
         if (arg == "--list") {
             serdiff::fuzz::list_targets(serdiff::fuzz::wants_json(argc, argv));
             return 0;

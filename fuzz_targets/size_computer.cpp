@@ -13,9 +13,9 @@ SERDIFF_FUZZ_TARGET(size_computer, .max_len = 8192)
     switch (fuzz.in_range<int>(0, 5)) {
     case 0: check_encoding(transaction_codec(true), generate.transaction(), input); break;
     case 1: check_encoding(transaction_codec(false), generate.transaction(), input); break;
-    case 2: check_encoding(header_codec(), generate.header(), input); break;
+    case 2: check_encoding(block_header_codec(), generate.header(), input); break;
     case 3: check_encoding(block_codec(), generate.block(), input); break;
-    case 4: check_encoding(locator_codec(), generate.locator(), input); break;
+    case 4: check_encoding(block_locator_codec(), generate.locator(), input); break;
     default: check_encoding(block_undo_codec(), generate.block_undo(), input); break;
     }
 }

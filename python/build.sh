@@ -2,7 +2,7 @@
 # Builds build/python-venv with the pinned packages and installs serdiff (with its extension) into it.
 # Idempotent and incremental: a second run only rebuilds what changed.
 # Usage: python/build.sh [--planted-bug NAME --source DIR --target DIR]
-#   --planted-bug NAME  compile SERDIFF_PLANTED_BUG_<NAME> into the optimized side (a test-only build)
+#   --planted-bug NAME  plant bug NAME of tests/planted/bugs.tsv in the optimized side (a test-only build)
 #   --source DIR        the serdiff tree whose libraries are bound (default: this repository)
 #   --target DIR        install the package into DIR instead of the venv (use it with PYTHONPATH=DIR)
 set -euo pipefail

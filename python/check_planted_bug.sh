@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Shows that the Hypothesis properties catch a bug planted in the optimized side and shrink it: builds a
-# test-only extension with SERDIFF_PLANTED_BUG_<NAME> defined, runs the properties from an empty example
+# test-only extension with bug NAME of tests/planted/bugs.tsv planted, runs the properties from an empty example
 # database, and prints each shrunk failing example. Exits 0 when the bug was found, 1 when it slipped through.
 # Usage: python/check_planted_bug.sh NAME [--source DIR]   (DIR: a tree whose serialize/ has the hook)
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 name=${1:?usage: $0 NAME [--source DIR]}
 shift
+if ! grep -q "^$name	" "$repo/tests/planted/bugs.tsv"; then
+  echo "check_planted_bug: no bug '$name' in tests/planted/bugs.tsv" >&2; exit 2
+fi
 source_dir="$repo"
 [ "${1:-}" = "--source" ] && source_dir=$2
 

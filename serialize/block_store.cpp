@@ -64,7 +64,7 @@ bool read_framed(AutoFile& in, FileRecord& record, const NetworkMagic& magic, ui
         return false;
     }
     const uint64_t payload_left = left - 8;
-    if (!planted::block_record_size_trusted && uint64_t{size} + trailer_size > payload_left) {
+    if (!SERDIFF_PLANTED(block_record_size_trusted) && uint64_t{size} + trailer_size > payload_left) {
         record.error = "record size " + std::to_string(size) + (trailer_size ? " plus the 32-byte checksum" : "") +
                        " exceeds the " + std::to_string(payload_left) + " bytes left in the file";
         return false;

@@ -125,29 +125,27 @@ uint64_t size_transaction(const model::Transaction& tx, bool allow_witness)
     return GetSerializeSize(TxWithWitness{tx, allow_witness});
 }
 
-Bytes encode_header(const model::BlockHeader& header) { return encode_object(header); }
-Decoded<model::BlockHeader> decode_header(std::span<const uint8_t> data)
-{
-    return decode_described<model::BlockHeader>(data);
-}
-uint64_t size_header(const model::BlockHeader& header) { return GetSerializeSize(header); }
+// Every SERDIFF_OBJECT_TYPES line: its layout (serialize/model_formats.h) read, written and sized.
+#define SERDIFF_DEFINE_OPTIMIZED_CODEC(name, Type, stem)                                                       \
+    Bytes encode_##stem(const model::Type& value) { return encode_object(value); }                           \
+    Decoded<model::Type> decode_##stem(std::span<const uint8_t> data) { return decode_described<model::Type>(data); } \
+    uint64_t size_##stem(const model::Type& value) { return GetSerializeSize(value); }
+SERDIFF_OBJECT_TYPES(SERDIFF_DEFINE_OPTIMIZED_CODEC)
+#undef SERDIFF_DEFINE_OPTIMIZED_CODEC
 
-Bytes encode_block(const model::Block& block) { return encode_object(block); }
-Decoded<model::Block> decode_block(std::span<const uint8_t> data) { return decode_described<model::Block>(data); }
-uint64_t size_block(const model::Block& block) { return GetSerializeSize(block); }
-
-Bytes encode_locator(const model::BlockLocator& locator) { return encode_object(locator); }
-Decoded<model::BlockLocator> decode_locator(std::span<const uint8_t> data)
+const model::CodecTable& codec_table()
 {
-    return decode_described<model::BlockLocator>(data);
+#define SERDIFF_OPTIMIZED_TABLE_ENTRY(name, Type, stem) .name = {decode_##stem, encode_##stem, size_##stem},
+    static const model::CodecTable table{
+        .side = "optimized",
+        .encode_compact_size = encode_compactsize,
+        .decode_compact_size = decode_compactsize,
+        .encode_varint = encode_varint,
+        .decode_varint = decode_varint,
+        .transaction = {decode_transaction, encode_transaction, size_transaction},
+        SERDIFF_OBJECT_TYPES(SERDIFF_OPTIMIZED_TABLE_ENTRY)};
+#undef SERDIFF_OPTIMIZED_TABLE_ENTRY
+    return table;
 }
-uint64_t size_locator(const model::BlockLocator& locator) { return GetSerializeSize(locator); }
-
-Bytes encode_block_undo(const model::BlockUndo& undo) { return encode_object(undo); }
-Decoded<model::BlockUndo> decode_block_undo(std::span<const uint8_t> data)
-{
-    return decode_described<model::BlockUndo>(data);
-}
-uint64_t size_block_undo(const model::BlockUndo& undo) { return GetSerializeSize(undo); }
 
 }  // namespace serdiff::optimized

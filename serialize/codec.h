@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <span>
 
+#include "model/codec_table.h"
 #include "model/decoded.h"
 #include "model/model.h"
 
@@ -24,20 +25,15 @@ Bytes encode_transaction(const model::Transaction& tx, bool allow_witness);
 Decoded<model::Transaction> decode_transaction(std::span<const uint8_t> data, bool allow_witness);
 uint64_t size_transaction(const model::Transaction& tx, bool allow_witness);  // SizeComputer
 
-Bytes encode_header(const model::BlockHeader& header);
-Decoded<model::BlockHeader> decode_header(std::span<const uint8_t> data);
-uint64_t size_header(const model::BlockHeader& header);
+// decode_<stem>, encode_<stem> and size_<stem> (the SizeComputer) for every SERDIFF_OBJECT_TYPES line.
+#define SERDIFF_DECLARE_OPTIMIZED_CODEC(name, Type, stem)                    \
+    Bytes encode_##stem(const model::Type& value);                         \
+    Decoded<model::Type> decode_##stem(std::span<const uint8_t> data);     \
+    uint64_t size_##stem(const model::Type& value);
+SERDIFF_OBJECT_TYPES(SERDIFF_DECLARE_OPTIMIZED_CODEC)
+#undef SERDIFF_DECLARE_OPTIMIZED_CODEC
 
-Bytes encode_block(const model::Block& block);
-Decoded<model::Block> decode_block(std::span<const uint8_t> data);
-uint64_t size_block(const model::Block& block);
-
-Bytes encode_locator(const model::BlockLocator& locator);
-Decoded<model::BlockLocator> decode_locator(std::span<const uint8_t> data);
-uint64_t size_locator(const model::BlockLocator& locator);
-
-Bytes encode_block_undo(const model::BlockUndo& undo);
-Decoded<model::BlockUndo> decode_block_undo(std::span<const uint8_t> data);
-uint64_t size_block_undo(const model::BlockUndo& undo);
+// This side's codecs as one table (model/codec_table.h).
+const model::CodecTable& codec_table();
 
 }  // namespace serdiff::optimized

@@ -109,7 +109,7 @@ inline void DecompressScript(unsigned tag, std::span<const uint8_t> payload, mod
     script.clear();
     switch (tag) {
     case 0:
-        script.resize(planted::p2pkh_script_one_short ? 24 : 25);
+        script.resize(SERDIFF_PLANTED(p2pkh_script_one_short) ? 24 : 25);
         script[0] = kOpDup;
         script[1] = kOpHash160;
         script[2] = 20;
@@ -203,7 +203,7 @@ struct CoinUndoFormatter {
     template <WriteStream S>
     static void Ser(S& s, const model::Coin& coin)
     {
-        const uint32_t code = planted::undo_height_code_signed ? planted::signed_height_code(coin.height, coin.coinbase) : coin.height * uint32_t{2} + (coin.coinbase ? 1u : 0u);
+        const uint32_t code = SERDIFF_PLANTED(undo_height_code_signed) ? planted::signed_height_code(coin.height, coin.coinbase) : coin.height * uint32_t{2} + (coin.coinbase ? 1u : 0u);
         WriteVarInt<VarIntMode::Unsigned, uint32_t>(s, code);
         if (coin.height > 0) s.write_byte(std::byte{0});  // OPTIMIZATIONS.md row 1: VarInt(0) is one byte
         AmountCompressionFormatter::Ser(s, coin.out.value);

@@ -137,7 +137,7 @@ public:
     void write_byte(std::byte value)
     {
         require_writable();
-        value ^= m_key[(m_position + (planted::one_byte_write_key_offset ? 1 : 0)) % 8];
+        value ^= m_key[(m_position + (SERDIFF_PLANTED(one_byte_write_key_offset) ? 1 : 0)) % 8];
         if (std::fputc(std::to_integer<int>(value), m_file) == EOF || std::ferror(m_file)) fail("write failed", errno);
         ++m_position;
     }
@@ -215,7 +215,7 @@ public:
     void read(std::span<std::byte> destination)
     {
         while (!destination.empty()) {
-            if constexpr (planted::buffered_reader_direct_read_skips_buffer) if (destination.size() >= m_buffer.size()) { m_next = m_end; return m_file.read(destination); }
+            if constexpr (SERDIFF_PLANTED(buffered_reader_direct_read_skips_buffer)) if (destination.size() >= m_buffer.size()) { m_next = m_end; return m_file.read(destination); }
             if (m_next == m_end) {
                 if (destination.size() >= m_buffer.size()) return m_file.read(destination);
                 refill();
@@ -344,7 +344,7 @@ private:
     {
         if (m_used == 0) return;
         const std::span<std::byte> pending{m_buffer.data(), m_used};
-        obfuscate(pending, planted::buffered_writer_flush_key_offset ? 0 : m_file.position(), m_file.key());
+        obfuscate(pending, SERDIFF_PLANTED(buffered_writer_flush_key_offset) ? 0 : m_file.position(), m_file.key());
         // The buffer now holds obfuscated bytes: after a failure it must never be written again.
         guarded([&] { m_file.write_obfuscated(pending); });
         m_used = 0;

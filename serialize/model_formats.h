@@ -33,7 +33,7 @@ template <WriteStream S>
 void SerializeTransaction(S& s, const model::Transaction& tx, bool allow_witness)
 {
     const bool with_witness =
-        allow_witness && (planted::witness_first_input_only
+        allow_witness && (SERDIFF_PLANTED(witness_first_input_only)
                               ? !tx.inputs.empty() && !tx.inputs.front().witness.stack.empty()
                               : tx.has_witness());
     Serialize(s, tx.version);

@@ -56,7 +56,7 @@ inline void obfuscate(std::span<std::byte> data, uint64_t file_offset, const Obf
         remaining -= 8;
     }
     // Every 8-byte step keeps the key phase, so the tail starts at rotated[0].
-    for (size_t i = 0; i < remaining; ++i) cursor[i] ^= planted::xor_tail_key_phase ? key[i] : rotated[i];
+    for (size_t i = 0; i < remaining; ++i) cursor[i] ^= SERDIFF_PLANTED(xor_tail_key_phase) ? key[i] : rotated[i];
 }
 
 }  // namespace serdiff::optimized

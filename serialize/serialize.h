@@ -153,7 +153,7 @@ template <WriteStream S>
     // Each form is one write of a constant length: a runtime length would make the copy a call into memcpy,
     // which costs more than these few bytes (bench: CompactSizeEncode).
     std::array<std::byte, 9> buffer;
-    if (value <= 0xffff - (planted::compact_size_edge_width ? 1 : 0)) {
+    if (value <= 0xffff - (SERDIFF_PLANTED(compact_size_edge_width) ? 1 : 0)) {
         buffer[0] = std::byte{0xfd};
         const uint16_t le = convert_byte_order<ByteOrder::Little>(static_cast<uint16_t>(value));
         std::memcpy(&buffer[1], &le, sizeof le);
@@ -199,10 +199,10 @@ inline uint64_t ReadCompactSize(S& s, bool range_check = true)
         if (value < 0xfd) throw_serialize_error(model::errors::kNonCanonical);
     } else if (first == 0xfe) {
         value = read_integer<uint32_t, ByteOrder::Little>(s);
-        if constexpr (planted::compact_size_fast_path_skips_checks) return value;
+        if constexpr (SERDIFF_PLANTED(compact_size_fast_path_skips_checks)) return value;
         if (value < 0x10000) throw_serialize_error(model::errors::kNonCanonical);
     } else {
-        value = planted::compact_size_skipped_value ? planted::skip_instead_of_reading(s) : read_integer<uint64_t, ByteOrder::Little>(s);
+        value = SERDIFF_PLANTED(compact_size_skipped_value) ? planted::skip_instead_of_reading(s) : read_integer<uint64_t, ByteOrder::Little>(s);
         if (value < 0x100000000) throw_serialize_error(model::errors::kNonCanonical);
     }
     if (range_check && value > kMaxSize) throw_serialize_error(model::errors::kSizeTooLarge);
@@ -233,7 +233,7 @@ constexpr size_t varint_length(uint64_t value) noexcept
 {
     size_t length = 1;
     for (uint64_t threshold : kVarIntLengthThresholds)
-        length += planted::varint_length_off_by_one ? value > threshold : value >= threshold;
+        length += SERDIFF_PLANTED(varint_length_off_by_one) ? value > threshold : value >= threshold;
     return length;
 }
 
@@ -278,7 +278,7 @@ inline I ReadVarInt(S& s)
     I value = 0;
     while (true) {
         const uint8_t byte = static_cast<uint8_t>(s.read_byte());
-        if constexpr (planted::varint_limit_shift) if (static_cast<uint64_t>(value) > (planted::low_bits_mask(8 * sizeof(I)) >> 7)) throw_serialize_error(model::errors::kSizeTooLarge);
+        if constexpr (SERDIFF_PLANTED(varint_limit_shift)) if (static_cast<uint64_t>(value) > (planted::low_bits_mask(8 * sizeof(I)) >> 7)) throw_serialize_error(model::errors::kSizeTooLarge);
         if (value > (kMax >> 7)) throw_serialize_error(model::errors::kSizeTooLarge);
         value = static_cast<I>((value << 7) | (byte & 0x7f));
         if ((byte & 0x80) == 0) return value;
@@ -471,7 +471,7 @@ struct CustomUintFormatter {
             throw std::out_of_range("CustomUintFormatter: value does not fit the width");
         const uint64_t widened = static_cast<uint64_t>(value);
         if constexpr (SizeOnlyStream<S>) {
-            s.add(planted::size_computer_custom_width ? sizeof(I) : Bytes);  // OPTIMIZATIONS.md row 2: width added without byte-order work
+            s.add(SERDIFF_PLANTED(size_computer_custom_width) ? sizeof(I) : Bytes);  // OPTIMIZATIONS.md row 2: width added without byte-order work
         } else if constexpr (Bytes == 1) {
             s.write_byte(static_cast<std::byte>(widened));  // OPTIMIZATIONS.md row 1
         } else {
@@ -537,7 +537,7 @@ void read_byte_payload(S& s, Container& items, size_t size)
     };
     if (size <= kMaxVectorAllocate) {
         resize_for_read(size);
-        if constexpr (planted::byte_payload_scratch_leak) if (size != 0) return planted::read_through_scratch(s, items.data(), size);
+        if constexpr (SERDIFF_PLANTED(byte_payload_scratch_leak)) if (size != 0) return planted::read_through_scratch(s, items.data(), size);
         if (size != 0) s.read(std::as_writable_bytes(std::span<Element>(items.data(), size)));
         return;
     }
@@ -546,7 +546,7 @@ void read_byte_payload(S& s, Container& items, size_t size)
         const size_t chunk = std::min(size - filled, kMaxVectorAllocate);
         items.reserve(filled + chunk);
         resize_for_read(filled + chunk);
-        s.read(std::as_writable_bytes(std::span<Element>(items.data() + filled - (planted::byte_vector_chunk_offset && filled ? 1 : 0), chunk)));
+        s.read(std::as_writable_bytes(std::span<Element>(items.data() + filled - (SERDIFF_PLANTED(byte_vector_chunk_offset) && filled ? 1 : 0), chunk)));
         filled += chunk;
     }
 }
@@ -685,7 +685,7 @@ void Unserialize(S& s, std::map<K, V, Compare, Alloc>& items)
         std::pair<K, V> item;
         Unserialize(s, item);
         // OPTIMIZATIONS.md row 7: insert by move; a duplicate key keeps the first entry (insert semantics).
-        if constexpr (planted::map_duplicate_key_last_wins) items.insert_or_assign(item.first, std::move(item.second)); else
+        if constexpr (SERDIFF_PLANTED(map_duplicate_key_last_wins)) items.insert_or_assign(item.first, std::move(item.second)); else
         items.insert(items.end(), std::move(item));
     }
 }

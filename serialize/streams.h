@@ -117,7 +117,7 @@ private:
 // Reads from a span it does not own; every read either completes or throws "end of data" unchanged.
 class SpanReader {
 public:
-    explicit SpanReader(std::span<const uint8_t> data) noexcept : data_(planted::span_reader_dangling_copy ? planted::freed_copy(data) : data) {}
+    explicit SpanReader(std::span<const uint8_t> data) noexcept : data_(SERDIFF_PLANTED(span_reader_dangling_copy) ? planted::freed_copy(data) : data) {}
 
     // OPTIMIZATIONS.md row 5: one templated read for fixed and dynamic extents, with a one-byte fast path.
     template <size_t Extent>
@@ -186,7 +186,7 @@ public:
                 std::memcpy(target_.data() + position_, first, count);
             } else if (count <= room) {
                 // Entirely inside the vector: a plain overwrite, with a constant size for fixed extents.
-                if constexpr (planted::vector_writer_middle_inserts) target_.insert(target_.begin() + static_cast<std::ptrdiff_t>(position_), first, first + count); else
+                if constexpr (SERDIFF_PLANTED(vector_writer_middle_inserts)) target_.insert(target_.begin() + static_cast<std::ptrdiff_t>(position_), first, first + count); else
                 std::memcpy(target_.data() + position_, first, count);
             } else {
                 write_across_end(first, count, room);
@@ -199,7 +199,7 @@ public:
     {
         if (position_ == target_.size()) target_.push_back(static_cast<uint8_t>(byte));
         else target_[position_] = static_cast<uint8_t>(byte);
-        if constexpr (planted::vector_writer_byte_no_advance) if (position_ + 1 < target_.size()) return;
+        if constexpr (SERDIFF_PLANTED(vector_writer_byte_no_advance)) if (position_ + 1 < target_.size()) return;
         ++position_;
     }
 

@@ -121,16 +121,16 @@ const std::string kHeader = std::string(160, '0');
 std::vector<HugeClaim> huge_claims()
 {
     auto transaction = [](const Implementation& impl, std::span<const uint8_t> data) {
-        return error_of(impl.decode_transaction(data, true));
+        return error_of(impl.transaction.decode(data, true));
     };
     auto block = [](const Implementation& impl, std::span<const uint8_t> data) {
-        return error_of(impl.decode_block(data));
+        return error_of(impl.block.decode(data));
     };
     auto locator = [](const Implementation& impl, std::span<const uint8_t> data) {
-        return error_of(impl.decode_locator(data));
+        return error_of(impl.block_locator.decode(data));
     };
     auto block_undo = [](const Implementation& impl, std::span<const uint8_t> data) {
-        return error_of(impl.decode_block_undo(data));
+        return error_of(impl.block_undo.decode(data));
     };
     return {
         {"tx scriptSig claiming 32 MiB", kVersion + "01" + kPrevout + kClaim32MiB + "abcd", transaction},
@@ -161,11 +161,11 @@ TEST(AllocationBound, HugeClaimsFailAtEndOfDataWithinOneChunk)
             std::string error;
             const AllocationMeasurement measured = measure([&] { error = claim.decode(*impl, input); });
             std::printf("[allocation] %-9s %-34s input %3zu B: peak single %8zu B, total %8zu B, %3zu allocations\n",
-                        impl->name, claim.name, input.size(), measured.peak_single, measured.total_bytes,
+                        impl->side, claim.name, input.size(), measured.peak_single, measured.total_bytes,
                         measured.allocations);
-            EXPECT_EQ(error, model::errors::kEndOfData) << impl->name << " " << claim.name;
-            EXPECT_LE(measured.peak_single, kPeakBound) << impl->name << " " << claim.name;
-            EXPECT_LE(measured.total_bytes, kTotalBound) << impl->name << " " << claim.name;
+            EXPECT_EQ(error, model::errors::kEndOfData) << impl->side << " " << claim.name;
+            EXPECT_LE(measured.peak_single, kPeakBound) << impl->side << " " << claim.name;
+            EXPECT_LE(measured.total_bytes, kTotalBound) << impl->side << " " << claim.name;
         }
     }
 }
@@ -182,9 +182,9 @@ TEST(AllocationBound, CounterSeesARealLargeScript)
     for (const Implementation* impl : kImplementations) {
         std::string error = "not run";
         const AllocationMeasurement measured =
-            measure([&] { error = error_of(impl->decode_transaction(input, true)); });
-        EXPECT_EQ(error, "") << impl->name;
-        EXPECT_GE(measured.peak_single, 100'000u) << impl->name;
+            measure([&] { error = error_of(impl->transaction.decode(input, true)); });
+        EXPECT_EQ(error, "") << impl->side;
+        EXPECT_GE(measured.peak_single, 100'000u) << impl->side;
     }
 }
 

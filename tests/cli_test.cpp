@@ -161,6 +161,8 @@ TEST(Cli, BadUsageExitsTwoWithAMessage)
         "inspect tx --no-range-check --hex 00",
         "inspect tx --hex 00 --hex 00",
         "inspect tx --frobnicate --hex 00",
+        "inspect block --no-witness --hex 00",
+        "inspect tx-nowitness --impl all --hex 00 --no-range-check",
     };
     for (const char* arguments : cases) {
         SCOPED_TRACE(arguments);
@@ -169,6 +171,38 @@ TEST(Cli, BadUsageExitsTwoWithAMessage)
         EXPECT_TRUE(run.out.empty()) << run.out;
         EXPECT_NE(run.err.find("usage"), std::string::npos) << run.err;
     }
+}
+
+TEST(Cli, TypesAreTheCodecTableNamesAndTheShortSpellingsMeanTheSame)
+{
+    // Every name of model::kTypeNames is a TYPE; the short spellings decode exactly as the names they stand for.
+    const std::string header = " --hex " + std::string(160, '0');
+    const struct {
+        std::string canonical, alias;
+    } pairs[] = {
+        {"inspect compact_size --hex fdfd00", "inspect compactsize --hex fdfd00"},
+        {"inspect transaction --hex 020000000000e8030000", "inspect tx --hex 020000000000e8030000"},
+        {"inspect transaction --no-witness --hex 0200000000000000000000",
+         "inspect tx-nowitness --hex 0200000000000000000000"},
+        {"inspect block_header" + header, "inspect header" + header},
+        {"inspect block_locator --hex 0100000000", "inspect locator --hex 0100000000"},
+        {"inspect block_undo --hex 00", "inspect blockundo --hex 00"},
+    };
+    for (const auto& pair : pairs) {
+        SCOPED_TRACE(pair.canonical);
+        const CliRun canonical = run_cli(pair.canonical), alias = run_cli(pair.alias);
+        EXPECT_EQ(canonical.exit_status, 0) << canonical.err;
+        EXPECT_EQ(canonical.out, alias.out);
+    }
+    // No inputs, then 01: without witness one output (8-byte amount, empty script) and the lock time; with
+    // witness 01 is the flag, then no inputs, no outputs and a witness record with nothing in it.
+    const std::string tx = " --hex 02000000" "00" "01" "0000000000000000" "00" "00000000";
+    const CliRun no_witness = run_cli("inspect transaction --no-witness" + tx);
+    EXPECT_EQ(no_witness.exit_status, 0) << no_witness.out;
+    EXPECT_EQ(parse_json(no_witness.out)["reference"]["consumed"].text, "19");
+    const CliRun witness = run_cli("inspect transaction" + tx);
+    EXPECT_EQ(witness.exit_status, 1) << witness.out;
+    EXPECT_EQ(parse_json(witness.out)["reference"]["error"].text, "Superfluous witness record");
 }
 
 TEST(Cli, HelpPrintsUsage)

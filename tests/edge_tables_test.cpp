@@ -43,7 +43,7 @@ TEST(CompactSize, EncodesEveryBoundary)
 {
     for (const Implementation* impl : kImplementations) {
         for (const CompactSizeCase& c : kCompactSizeBoundaries) {
-            EXPECT_EQ(to_hex(impl->encode_compactsize(c.value)), c.encoding) << impl->name << " value " << c.value;
+            EXPECT_EQ(to_hex(impl->encode_compact_size(c.value)), c.encoding) << impl->side << " value " << c.value;
         }
     }
 }
@@ -53,8 +53,8 @@ TEST(CompactSize, DecodesEveryBoundaryWithoutRangeCheck)
     for (const Implementation* impl : kImplementations) {
         for (const CompactSizeCase& c : kCompactSizeBoundaries) {
             const Bytes input = hex(c.encoding);
-            EXPECT_TRUE(decodes_to(impl->decode_compactsize(input, false), c.value, input.size()))
-                << impl->name << " input " << c.encoding;
+            EXPECT_TRUE(decodes_to(impl->decode_compact_size(input, false), c.value, input.size()))
+                << impl->side << " input " << c.encoding;
         }
     }
 }
@@ -64,11 +64,11 @@ TEST(CompactSize, RangeCheckAcceptsUpToMaxSizeOnly)
     for (const Implementation* impl : kImplementations) {
         for (const CompactSizeCase& c : kCompactSizeBoundaries) {
             const Bytes input = hex(c.encoding);
-            const auto decoded = impl->decode_compactsize(input, true);
+            const auto decoded = impl->decode_compact_size(input, true);
             if (c.value <= model::kMaxSize) {
-                EXPECT_TRUE(decodes_to(decoded, c.value, input.size())) << impl->name << " input " << c.encoding;
+                EXPECT_TRUE(decodes_to(decoded, c.value, input.size())) << impl->side << " input " << c.encoding;
             } else {
-                EXPECT_TRUE(fails_with(decoded, errors::kSizeTooLarge)) << impl->name << " input " << c.encoding;
+                EXPECT_TRUE(fails_with(decoded, errors::kSizeTooLarge)) << impl->side << " input " << c.encoding;
             }
         }
     }
@@ -84,8 +84,8 @@ TEST(CompactSize, RejectsNonCanonicalFormsBeforeTheRange)
     for (const Implementation* impl : kImplementations) {
         for (const char* input : inputs) {
             for (bool range_check : {true, false}) {
-                EXPECT_TRUE(fails_with(impl->decode_compactsize(hex(input), range_check), errors::kNonCanonical))
-                    << impl->name << " input " << input << " range_check " << range_check;
+                EXPECT_TRUE(fails_with(impl->decode_compact_size(hex(input), range_check), errors::kNonCanonical))
+                    << impl->side << " input " << input << " range_check " << range_check;
             }
         }
     }
@@ -97,8 +97,8 @@ TEST(CompactSize, TruncatedFormsAreEndOfData)
     for (const Implementation* impl : kImplementations) {
         for (const char* input : inputs) {
             for (bool range_check : {true, false}) {
-                EXPECT_TRUE(fails_with(impl->decode_compactsize(hex(input), range_check), errors::kEndOfData))
-                    << impl->name << " input '" << input << "' range_check " << range_check;
+                EXPECT_TRUE(fails_with(impl->decode_compact_size(hex(input), range_check), errors::kEndOfData))
+                    << impl->side << " input '" << input << "' range_check " << range_check;
             }
         }
     }
@@ -107,8 +107,8 @@ TEST(CompactSize, TruncatedFormsAreEndOfData)
 TEST(CompactSize, ConsumesOnlyItsOwnBytes)
 {
     for (const Implementation* impl : kImplementations) {
-        EXPECT_TRUE(decodes_to(impl->decode_compactsize(hex("fc fd"), true), uint64_t{0xfc}, 1)) << impl->name;
-        EXPECT_TRUE(decodes_to(impl->decode_compactsize(hex("fdfd00 ff"), true), uint64_t{0xfd}, 3)) << impl->name;
+        EXPECT_TRUE(decodes_to(impl->decode_compact_size(hex("fc fd"), true), uint64_t{0xfc}, 1)) << impl->side;
+        EXPECT_TRUE(decodes_to(impl->decode_compact_size(hex("fdfd00 ff"), true), uint64_t{0xfd}, 3)) << impl->side;
     }
 }
 
@@ -131,9 +131,9 @@ TEST(VarInt, ExamplesFromSemantics)
                 if (c.value > max_of(kind)) continue;
                 const Bytes input = hex(c.encoding);
                 EXPECT_EQ(to_hex(impl->encode_varint(c.value, kind)), c.encoding)
-                    << impl->name << " " << model::int_kind_name(kind) << " value " << c.value;
+                    << impl->side << " " << model::int_kind_name(kind) << " value " << c.value;
                 EXPECT_TRUE(decodes_to(impl->decode_varint(input, kind), c.value, input.size()))
-                    << impl->name << " " << model::int_kind_name(kind) << " input " << c.encoding;
+                    << impl->side << " " << model::int_kind_name(kind) << " input " << c.encoding;
             }
         }
     }
@@ -163,9 +163,9 @@ TEST(VarInt, LargestValueOfEachTypeRoundTrips)
         for (const VarIntLimit& limit : kVarIntLimits) {
             const Bytes input = hex(limit.max_encoding);
             EXPECT_EQ(to_hex(impl->encode_varint(max_of(limit.kind), limit.kind)), limit.max_encoding)
-                << impl->name << " " << model::int_kind_name(limit.kind);
+                << impl->side << " " << model::int_kind_name(limit.kind);
             EXPECT_TRUE(decodes_to(impl->decode_varint(input, limit.kind), max_of(limit.kind), input.size()))
-                << impl->name << " " << model::int_kind_name(limit.kind);
+                << impl->side << " " << model::int_kind_name(limit.kind);
         }
     }
 }
@@ -175,11 +175,11 @@ TEST(VarInt, OverflowOfEachTypeIsSizeTooLarge)
     for (const Implementation* impl : kImplementations) {
         for (const VarIntLimit& limit : kVarIntLimits) {
             EXPECT_TRUE(fails_with(impl->decode_varint(hex(limit.next_encoding), limit.kind), errors::kSizeTooLarge))
-                << impl->name << " " << model::int_kind_name(limit.kind) << " input " << limit.next_encoding;
+                << impl->side << " " << model::int_kind_name(limit.kind) << " input " << limit.next_encoding;
             // The continued maximum is rejected before any further byte is needed: no end-of-data.
             EXPECT_TRUE(
                 fails_with(impl->decode_varint(hex(limit.continued_maximum), limit.kind), errors::kSizeTooLarge))
-                << impl->name << " " << model::int_kind_name(limit.kind) << " input " << limit.continued_maximum;
+                << impl->side << " " << model::int_kind_name(limit.kind) << " input " << limit.continued_maximum;
         }
     }
 }
@@ -188,11 +188,11 @@ TEST(VarInt, TruncatedIsEndOfData)
 {
     for (const Implementation* impl : kImplementations) {
         for (IntKind kind : model::kAllIntKinds) {
-            EXPECT_TRUE(fails_with(impl->decode_varint(hex(""), kind), errors::kEndOfData)) << impl->name;
-            EXPECT_TRUE(fails_with(impl->decode_varint(hex("80"), kind), errors::kEndOfData)) << impl->name;
+            EXPECT_TRUE(fails_with(impl->decode_varint(hex(""), kind), errors::kEndOfData)) << impl->side;
+            EXPECT_TRUE(fails_with(impl->decode_varint(hex("80"), kind), errors::kEndOfData)) << impl->side;
         }
-        EXPECT_TRUE(fails_with(impl->decode_varint(hex("ffff"), IntKind::U64), errors::kEndOfData)) << impl->name;
-        EXPECT_TRUE(decodes_to(impl->decode_varint(hex("ff7f 00"), IntKind::U64), uint64_t{16511}, 2)) << impl->name;
+        EXPECT_TRUE(fails_with(impl->decode_varint(hex("ffff"), IntKind::U64), errors::kEndOfData)) << impl->side;
+        EXPECT_TRUE(decodes_to(impl->decode_varint(hex("ff7f 00"), IntKind::U64), uint64_t{16511}, 2)) << impl->side;
     }
 }
 
@@ -289,10 +289,10 @@ TEST(Transaction, LegacyDecodesAndRoundTripsWithAndWithoutWitnessAllowed)
     const Bytes input = hex(kLegacyTx);
     for (const Implementation* impl : kImplementations) {
         for (bool allow_witness : {true, false}) {
-            EXPECT_TRUE(decodes_to(impl->decode_transaction(input, allow_witness), expected_legacy_tx(), input.size()))
-                << impl->name << " allow_witness " << allow_witness;
-            EXPECT_EQ(to_hex(impl->encode_transaction(expected_legacy_tx(), allow_witness)), kLegacyTx)
-                << impl->name << " allow_witness " << allow_witness;
+            EXPECT_TRUE(decodes_to(impl->transaction.decode(input, allow_witness), expected_legacy_tx(), input.size()))
+                << impl->side << " allow_witness " << allow_witness;
+            EXPECT_EQ(to_hex(impl->transaction.encode(expected_legacy_tx(), allow_witness)), kLegacyTx)
+                << impl->side << " allow_witness " << allow_witness;
         }
     }
     for (bool allow_witness : {true, false})
@@ -303,10 +303,10 @@ TEST(Transaction, WitnessDecodesAndEncodesPerAllowWitness)
 {
     const Bytes input = hex(kWitnessTx);
     for (const Implementation* impl : kImplementations) {
-        EXPECT_TRUE(decodes_to(impl->decode_transaction(input, true), expected_witness_tx(), input.size())) << impl->name;
-        EXPECT_EQ(to_hex(impl->encode_transaction(expected_witness_tx(), true)), kWitnessTx) << impl->name;
+        EXPECT_TRUE(decodes_to(impl->transaction.decode(input, true), expected_witness_tx(), input.size())) << impl->side;
+        EXPECT_EQ(to_hex(impl->transaction.encode(expected_witness_tx(), true)), kWitnessTx) << impl->side;
         // Without witness the stacks are simply not written.
-        EXPECT_EQ(to_hex(impl->encode_transaction(expected_witness_tx(), false)), kLegacyTx) << impl->name;
+        EXPECT_EQ(to_hex(impl->transaction.encode(expected_witness_tx(), false)), kLegacyTx) << impl->side;
     }
     EXPECT_EQ(optimized::size_transaction(expected_witness_tx(), true), input.size());
     EXPECT_EQ(optimized::size_transaction(expected_witness_tx(), false), hex(kLegacyTx).size());
@@ -324,8 +324,8 @@ TEST(Transaction, OnlyOneInputNeedsAWitness)
     expected.inputs.push_back(second);
     const Bytes input = hex(tx_hex);
     for (const Implementation* impl : kImplementations) {
-        EXPECT_TRUE(decodes_to(impl->decode_transaction(input, true), expected, input.size())) << impl->name;
-        EXPECT_EQ(to_hex(impl->encode_transaction(expected, true)), tx_hex) << impl->name;
+        EXPECT_TRUE(decodes_to(impl->transaction.decode(input, true), expected, input.size())) << impl->side;
+        EXPECT_EQ(to_hex(impl->transaction.encode(expected, true)), tx_hex) << impl->side;
     }
     EXPECT_EQ(optimized::size_transaction(expected, true), input.size());
 }
@@ -336,10 +336,10 @@ TEST(Transaction, WitnessFlagWithAllStacksEmptyIsSuperfluous)
     const std::string two_inputs =
         kVersion2 + "0001" + "02" + kInput + kSecondInput + "01" + kOutput + "00" "00" + kLockTime1000;
     for (const Implementation* impl : kImplementations) {
-        EXPECT_TRUE(fails_with(impl->decode_transaction(hex(one_input), true), errors::kSuperfluousWitness))
-            << impl->name;
-        EXPECT_TRUE(fails_with(impl->decode_transaction(hex(two_inputs), true), errors::kSuperfluousWitness))
-            << impl->name;
+        EXPECT_TRUE(fails_with(impl->transaction.decode(hex(one_input), true), errors::kSuperfluousWitness))
+            << impl->side;
+        EXPECT_TRUE(fails_with(impl->transaction.decode(hex(two_inputs), true), errors::kSuperfluousWitness))
+            << impl->side;
     }
 }
 
@@ -354,12 +354,12 @@ TEST(Transaction, UnknownFlagBitsAreUnknownOptionalData)
     // Flag 3 with empty stacks: the superfluous-witness check comes first.
     const std::string flag3_empty = kVersion2 + "0003" + "01" + kInput + "01" + kOutput + "00" + kLockTime1000;
     for (const Implementation* impl : kImplementations) {
-        EXPECT_TRUE(fails_with(impl->decode_transaction(hex(flag2), true), errors::kUnknownOptionalData)) << impl->name;
-        EXPECT_TRUE(fails_with(impl->decode_transaction(hex(flag3), true), errors::kUnknownOptionalData)) << impl->name;
-        EXPECT_TRUE(fails_with(impl->decode_transaction(hex(flag80), true), errors::kUnknownOptionalData))
-            << impl->name;
-        EXPECT_TRUE(fails_with(impl->decode_transaction(hex(flag3_empty), true), errors::kSuperfluousWitness))
-            << impl->name;
+        EXPECT_TRUE(fails_with(impl->transaction.decode(hex(flag2), true), errors::kUnknownOptionalData)) << impl->side;
+        EXPECT_TRUE(fails_with(impl->transaction.decode(hex(flag3), true), errors::kUnknownOptionalData)) << impl->side;
+        EXPECT_TRUE(fails_with(impl->transaction.decode(hex(flag80), true), errors::kUnknownOptionalData))
+            << impl->side;
+        EXPECT_TRUE(fails_with(impl->transaction.decode(hex(flag3_empty), true), errors::kSuperfluousWitness))
+            << impl->side;
     }
 }
 
@@ -373,9 +373,9 @@ TEST(Transaction, EmptyInputsWithZeroFlagIsTheEmptyTransaction)
     expected.lock_time = 1000;
     for (const Implementation* impl : kImplementations) {
         for (bool allow_witness : {true, false}) {
-            EXPECT_TRUE(decodes_to(impl->decode_transaction(input, allow_witness), expected, 10))
-                << impl->name << " allow_witness " << allow_witness;
-            EXPECT_EQ(to_hex(impl->encode_transaction(expected, allow_witness)), tx_hex) << impl->name;
+            EXPECT_TRUE(decodes_to(impl->transaction.decode(input, allow_witness), expected, 10))
+                << impl->side << " allow_witness " << allow_witness;
+            EXPECT_EQ(to_hex(impl->transaction.encode(expected, allow_witness)), tx_hex) << impl->side;
         }
     }
     EXPECT_EQ(optimized::size_transaction(expected, true), 10u);
@@ -390,9 +390,9 @@ TEST(Transaction, MarkerBytesWithWitnessNotAllowedAreReadAsOutputs)
     expected.version = 2;
     expected.outputs = {model::TxOut{1, {}}};
     for (const Implementation* impl : kImplementations) {
-        EXPECT_TRUE(decodes_to(impl->decode_transaction(input, false), expected, input.size())) << impl->name;
+        EXPECT_TRUE(decodes_to(impl->transaction.decode(input, false), expected, input.size())) << impl->side;
         // With witness the 01 is a flag, and 13 bytes cannot hold an input.
-        EXPECT_TRUE(fails_with(impl->decode_transaction(input, true), errors::kEndOfData)) << impl->name;
+        EXPECT_TRUE(fails_with(impl->transaction.decode(input, true), errors::kEndOfData)) << impl->side;
     }
 }
 
@@ -405,7 +405,7 @@ TEST(Transaction, SegwitBytesWithWitnessNotAllowedParseAsGarbageOutputs)
     expected.outputs = {model::TxOut{0x1111111111111101, Bytes(17, 0x11)}};
     expected.lock_time = 0x11111111;
     for (const Implementation* impl : kImplementations)
-        EXPECT_TRUE(decodes_to(impl->decode_transaction(hex(kWitnessTx), false), expected, 36)) << impl->name;
+        EXPECT_TRUE(decodes_to(impl->transaction.decode(hex(kWitnessTx), false), expected, 36)) << impl->side;
 }
 
 TEST(Transaction, EveryTruncationIsEndOfData)
@@ -415,16 +415,16 @@ TEST(Transaction, EveryTruncationIsEndOfData)
         for (size_t length = 0; length < bytes.size(); ++length) {
             const std::span<const uint8_t> prefix(bytes.data(), length);
             for (const Implementation* impl : kImplementations) {
-                EXPECT_TRUE(fails_with(impl->decode_transaction(prefix, true), errors::kEndOfData))
-                    << impl->name << " prefix of " << length << " bytes of " << whole;
+                EXPECT_TRUE(fails_with(impl->transaction.decode(prefix, true), errors::kEndOfData))
+                    << impl->side << " prefix of " << length << " bytes of " << whole;
             }
         }
     }
     const Bytes legacy = hex(kLegacyTx);
     for (size_t length = 0; length < legacy.size(); ++length)
         for (const Implementation* impl : kImplementations)
-            EXPECT_TRUE(fails_with(impl->decode_transaction(std::span(legacy.data(), length), false), errors::kEndOfData))
-                << impl->name << " prefix of " << length << " bytes, witness not allowed";
+            EXPECT_TRUE(fails_with(impl->transaction.decode(std::span(legacy.data(), length), false), errors::kEndOfData))
+                << impl->side << " prefix of " << length << " bytes, witness not allowed";
 }
 
 TEST(Transaction, LengthsAreCanonicalAndRangeChecked)
@@ -435,10 +435,10 @@ TEST(Transaction, LengthsAreCanonicalAndRangeChecked)
     // input count MAX_SIZE + 1.
     const std::string too_many_inputs = kVersion2 + "fe01000002";
     for (const Implementation* impl : kImplementations) {
-        EXPECT_TRUE(fails_with(impl->decode_transaction(hex(non_canonical_script), true), errors::kNonCanonical))
-            << impl->name;
-        EXPECT_TRUE(fails_with(impl->decode_transaction(hex(too_many_inputs), true), errors::kSizeTooLarge))
-            << impl->name;
+        EXPECT_TRUE(fails_with(impl->transaction.decode(hex(non_canonical_script), true), errors::kNonCanonical))
+            << impl->side;
+        EXPECT_TRUE(fails_with(impl->transaction.decode(hex(too_many_inputs), true), errors::kSizeTooLarge))
+            << impl->side;
     }
 }
 
@@ -465,9 +465,9 @@ TEST(Header, EightyBytesRoundTripAndTruncationFails)
     const Bytes input = hex(kHeaderHex);
     ASSERT_EQ(input.size(), 80u);
     for (const Implementation* impl : kImplementations) {
-        EXPECT_TRUE(decodes_to(impl->decode_header(input), expected_header(), 80)) << impl->name;
-        EXPECT_EQ(to_hex(impl->encode_header(expected_header())), kHeaderHex) << impl->name;
-        EXPECT_TRUE(fails_with(impl->decode_header(std::span(input.data(), 79)), errors::kEndOfData)) << impl->name;
+        EXPECT_TRUE(decodes_to(impl->block_header.decode(input), expected_header(), 80)) << impl->side;
+        EXPECT_EQ(to_hex(impl->block_header.encode(expected_header())), kHeaderHex) << impl->side;
+        EXPECT_TRUE(fails_with(impl->block_header.decode(std::span(input.data(), 79)), errors::kEndOfData)) << impl->side;
     }
     EXPECT_EQ(optimized::size_header(expected_header()), 80u);
 }
@@ -480,9 +480,9 @@ TEST(Block, HeaderAndTransactionsWithWitness)
     expected.transactions = {expected_legacy_tx(), expected_witness_tx()};
     const Bytes input = hex(block_hex);
     for (const Implementation* impl : kImplementations) {
-        EXPECT_TRUE(decodes_to(impl->decode_block(input), expected, input.size())) << impl->name;
-        EXPECT_EQ(to_hex(impl->encode_block(expected)), block_hex) << impl->name;
-        EXPECT_TRUE(fails_with(impl->decode_block(hex(kHeaderHex)), errors::kEndOfData)) << impl->name;
+        EXPECT_TRUE(decodes_to(impl->block.decode(input), expected, input.size())) << impl->side;
+        EXPECT_EQ(to_hex(impl->block.encode(expected)), block_hex) << impl->side;
+        EXPECT_TRUE(fails_with(impl->block.decode(hex(kHeaderHex)), errors::kEndOfData)) << impl->side;
     }
     EXPECT_EQ(optimized::size_block(expected), input.size());
 }
@@ -497,10 +497,10 @@ TEST(Locator, VersionAndHashes)
     expected.have[1].bytes.fill(0xdd);
     const Bytes input = hex(locator_hex);
     for (const Implementation* impl : kImplementations) {
-        EXPECT_TRUE(decodes_to(impl->decode_locator(input), expected, input.size())) << impl->name;
-        EXPECT_EQ(to_hex(impl->encode_locator(expected)), locator_hex) << impl->name;
-        EXPECT_TRUE(fails_with(impl->decode_locator(std::span(input.data(), input.size() - 1)), errors::kEndOfData))
-            << impl->name;
+        EXPECT_TRUE(decodes_to(impl->block_locator.decode(input), expected, input.size())) << impl->side;
+        EXPECT_EQ(to_hex(impl->block_locator.encode(expected)), locator_hex) << impl->side;
+        EXPECT_TRUE(fails_with(impl->block_locator.decode(std::span(input.data(), input.size() - 1)), errors::kEndOfData))
+            << impl->side;
     }
     EXPECT_EQ(optimized::size_locator(expected), input.size());
 }
@@ -544,8 +544,8 @@ void check_undo(const std::string& undo_hex, const model::BlockUndo& expected, c
 {
     const Bytes input = hex(undo_hex);
     for (const Implementation* impl : kImplementations) {
-        EXPECT_TRUE(decodes_to(impl->decode_block_undo(input), expected, input.size())) << impl->name << " " << undo_hex;
-        EXPECT_EQ(to_hex(impl->encode_block_undo(expected)), reencoded_hex) << impl->name;
+        EXPECT_TRUE(decodes_to(impl->block_undo.decode(input), expected, input.size())) << impl->side << " " << undo_hex;
+        EXPECT_EQ(to_hex(impl->block_undo.encode(expected)), reencoded_hex) << impl->side;
     }
     EXPECT_EQ(optimized::size_block_undo(expected), hex(reencoded_hex).size());
 }
@@ -632,8 +632,8 @@ TEST(Undo, TruncatedSpecialFormsAreEndOfData)
     };
     for (const std::string& undo_hex : truncated)
         for (const Implementation* impl : kImplementations)
-            EXPECT_TRUE(fails_with(impl->decode_block_undo(hex(undo_hex)), errors::kEndOfData))
-                << impl->name << " " << undo_hex;
+            EXPECT_TRUE(fails_with(impl->block_undo.decode(hex(undo_hex)), errors::kEndOfData))
+                << impl->side << " " << undo_hex;
 }
 
 TEST(Undo, NonMinimalFormsDecodeButReencodeShorter)
@@ -673,7 +673,7 @@ TEST(Undo, OversizeScriptBecomesOpReturn)
     // The skipped bytes must be there.
     const std::string short_skip = one_coin_undo("00", "09", "cd17" + std::string(200, 'a'));
     for (const Implementation* impl : kImplementations)
-        EXPECT_TRUE(fails_with(impl->decode_block_undo(hex(short_skip)), errors::kEndOfData)) << impl->name;
+        EXPECT_TRUE(fails_with(impl->block_undo.decode(hex(short_skip)), errors::kEndOfData)) << impl->side;
 }
 
 TEST(Undo, TwoTxUndosWithSeveralCoins)

@@ -22,15 +22,15 @@ namespace {
 void check_transaction(const Bytes& bytes, const std::string& label)
 {
     SCOPED_TRACE(label);
-    const auto optimized_tx = kOptimized.decode_transaction(bytes, true);
-    const auto reference_tx = kReference.decode_transaction(bytes, true);
+    const auto optimized_tx = kOptimized.transaction.decode(bytes, true);
+    const auto reference_tx = kReference.transaction.decode(bytes, true);
     ASSERT_TRUE(optimized_tx.ok) << optimized_tx.error;
     ASSERT_TRUE(reference_tx.ok) << reference_tx.error;
     EXPECT_EQ(optimized_tx.consumed, bytes.size());
     EXPECT_EQ(reference_tx.consumed, bytes.size());
     EXPECT_TRUE(optimized_tx.value == reference_tx.value) << "decoded transactions differ";
-    EXPECT_TRUE(kOptimized.encode_transaction(optimized_tx.value, true) == bytes) << "optimized re-encoding differs";
-    EXPECT_TRUE(kReference.encode_transaction(reference_tx.value, true) == bytes) << "reference re-encoding differs";
+    EXPECT_TRUE(kOptimized.transaction.encode(optimized_tx.value, true) == bytes) << "optimized re-encoding differs";
+    EXPECT_TRUE(kReference.transaction.encode(reference_tx.value, true) == bytes) << "reference re-encoding differs";
     EXPECT_EQ(optimized::size_transaction(optimized_tx.value, true), bytes.size());
 }
 
@@ -72,7 +72,7 @@ TEST(RealData, MegaTransaction)
     const Bytes bytes = read_file_bytes(data_dir() / "tx" / "megatx.bin");
     ASSERT_EQ(bytes.size(), 999'657u);
     check_transaction(bytes, "megatx.bin");
-    EXPECT_EQ(kReference.decode_transaction(bytes, true).value.inputs.size(), 5'569u);
+    EXPECT_EQ(kReference.transaction.decode(bytes, true).value.inputs.size(), 5'569u);
 }
 
 TEST(RealData, HugeWitnessTransaction)
@@ -83,7 +83,7 @@ TEST(RealData, HugeWitnessTransaction)
     Bytes bytes;
     ASSERT_TRUE(model::from_hex(text, bytes));
     check_transaction(bytes, "huge_witness.hex");
-    EXPECT_TRUE(kReference.decode_transaction(bytes, true).value.has_witness());
+    EXPECT_TRUE(kReference.transaction.decode(bytes, true).value.has_witness());
 }
 
 TEST(RealData, MainnetBlocks)
@@ -100,15 +100,15 @@ TEST(RealData, MainnetBlocks)
     for (const auto& path : paths) {
         SCOPED_TRACE(path.filename().string());
         const Bytes bytes = read_file_bytes(path);
-        const auto optimized_block = kOptimized.decode_block(bytes);
-        const auto reference_block = kReference.decode_block(bytes);
+        const auto optimized_block = kOptimized.block.decode(bytes);
+        const auto reference_block = kReference.block.decode(bytes);
         ASSERT_TRUE(optimized_block.ok) << optimized_block.error;
         ASSERT_TRUE(reference_block.ok) << reference_block.error;
         EXPECT_EQ(optimized_block.consumed, bytes.size());
         EXPECT_EQ(reference_block.consumed, bytes.size());
         EXPECT_TRUE(optimized_block.value == reference_block.value) << "decoded blocks differ";
-        EXPECT_TRUE(kOptimized.encode_block(optimized_block.value) == bytes) << "optimized re-encoding differs";
-        EXPECT_TRUE(kReference.encode_block(reference_block.value) == bytes) << "reference re-encoding differs";
+        EXPECT_TRUE(kOptimized.block.encode(optimized_block.value) == bytes) << "optimized re-encoding differs";
+        EXPECT_TRUE(kReference.block.encode(reference_block.value) == bytes) << "reference re-encoding differs";
         EXPECT_EQ(optimized::size_block(optimized_block.value), bytes.size());
 
         const std::string height = path.filename().string().substr(std::string("mainnet-").size(), 6);

@@ -27,61 +27,10 @@ namespace serdiff::test {
 using model::Bytes;
 using model::Decoded;
 
-// One implementation's facade as a table, so every check runs on both sides from one loop.
-struct Implementation {
-    const char* name;
-    Bytes (*encode_compactsize)(uint64_t);
-    Decoded<uint64_t> (*decode_compactsize)(std::span<const uint8_t>, bool);
-    Bytes (*encode_varint)(uint64_t, model::IntKind);
-    Decoded<uint64_t> (*decode_varint)(std::span<const uint8_t>, model::IntKind);
-    Bytes (*encode_transaction)(const model::Transaction&, bool);
-    Decoded<model::Transaction> (*decode_transaction)(std::span<const uint8_t>, bool);
-    Bytes (*encode_header)(const model::BlockHeader&);
-    Decoded<model::BlockHeader> (*decode_header)(std::span<const uint8_t>);
-    Bytes (*encode_block)(const model::Block&);
-    Decoded<model::Block> (*decode_block)(std::span<const uint8_t>);
-    Bytes (*encode_locator)(const model::BlockLocator&);
-    Decoded<model::BlockLocator> (*decode_locator)(std::span<const uint8_t>);
-    Bytes (*encode_block_undo)(const model::BlockUndo&);
-    Decoded<model::BlockUndo> (*decode_block_undo)(std::span<const uint8_t>);
-};
-
-inline const Implementation kOptimized{
-    .name = "optimized",
-    .encode_compactsize = &optimized::encode_compactsize,
-    .decode_compactsize = &optimized::decode_compactsize,
-    .encode_varint = &optimized::encode_varint,
-    .decode_varint = &optimized::decode_varint,
-    .encode_transaction = &optimized::encode_transaction,
-    .decode_transaction = &optimized::decode_transaction,
-    .encode_header = &optimized::encode_header,
-    .decode_header = &optimized::decode_header,
-    .encode_block = &optimized::encode_block,
-    .decode_block = &optimized::decode_block,
-    .encode_locator = &optimized::encode_locator,
-    .decode_locator = &optimized::decode_locator,
-    .encode_block_undo = &optimized::encode_block_undo,
-    .decode_block_undo = &optimized::decode_block_undo,
-};
-
-inline const Implementation kReference{
-    .name = "reference",
-    .encode_compactsize = &reference::encode_compactsize,
-    .decode_compactsize = &reference::decode_compactsize,
-    .encode_varint = &reference::encode_varint,
-    .decode_varint = &reference::decode_varint,
-    .encode_transaction = &reference::encode_transaction,
-    .decode_transaction = &reference::decode_transaction,
-    .encode_header = &reference::encode_header,
-    .decode_header = &reference::decode_header,
-    .encode_block = &reference::encode_block,
-    .decode_block = &reference::decode_block,
-    .encode_locator = &reference::encode_locator,
-    .decode_locator = &reference::decode_locator,
-    .encode_block_undo = &reference::encode_block_undo,
-    .decode_block_undo = &reference::decode_block_undo,
-};
-
+// Each implementation's codec table (model/codec_table.h), so every check runs on both sides from one loop.
+using Implementation = model::CodecTable;
+inline const Implementation& kOptimized = optimized::codec_table();
+inline const Implementation& kReference = reference::codec_table();
 inline const Implementation* const kImplementations[] = {&kOptimized, &kReference};
 
 // Hex written in a test; a typo in a table is a bug in the test, so it throws.

@@ -9,7 +9,7 @@
 #   PREPARE           optional: a function run first (e.g. building an instrumented standard library)
 # Environment knobs (all optional):
 #   SERDIFF_CI_SMOKE_SECONDS   seconds of fuzz smoke per target (default 5)
-#   SERDIFF_PLANTED_BUG        compile in a planted defect (serialize/planted.h); the build directory
+#   SERDIFF_PLANTED_BUG        compile in a planted defect (tests/planted/bugs.tsv); the build directory
 #                              becomes build/ci-<job>-planted-<name> so the clean tree stays cached
 #   SERDIFF_CI_BUILD_ROOT      where build directories go (default <repo>/build)
 #   SERDIFF_CI_JOBS            parallel build/test jobs (default: nproc, at most 2)

@@ -382,52 +382,34 @@ Decoded<model::Transaction> decode_transaction(std::span<const uint8_t> data, bo
         data, [allow_witness](Reader& reader) { return read_transaction(reader, allow_witness); });
 }
 
-Bytes encode_header(const model::BlockHeader& header)
-{
-    Writer writer;
-    write_header(writer, header);
-    return std::move(writer.out);
-}
+// Every SERDIFF_OBJECT_TYPES line: its read_<stem>/write_<stem> above, behind the facade.
+#define SERDIFF_DEFINE_REFERENCE_CODEC(name, Type, stem)                      \
+    Bytes encode_##stem(const model::Type& value)                             \
+    {                                                                         \
+        Writer writer;                                                        \
+        write_##stem(writer, value);                                          \
+        return std::move(writer.out);                                         \
+    }                                                                         \
+    Decoded<model::Type> decode_##stem(std::span<const uint8_t> data)         \
+    {                                                                         \
+        return decode_with<model::Type>(data, read_##stem);                   \
+    }
+SERDIFF_OBJECT_TYPES(SERDIFF_DEFINE_REFERENCE_CODEC)
+#undef SERDIFF_DEFINE_REFERENCE_CODEC
 
-Decoded<model::BlockHeader> decode_header(std::span<const uint8_t> data)
+const model::CodecTable& codec_table()
 {
-    return decode_with<model::BlockHeader>(data, read_header);
-}
-
-Bytes encode_block(const model::Block& block)
-{
-    Writer writer;
-    write_block(writer, block);
-    return std::move(writer.out);
-}
-
-Decoded<model::Block> decode_block(std::span<const uint8_t> data)
-{
-    return decode_with<model::Block>(data, read_block);
-}
-
-Bytes encode_locator(const model::BlockLocator& locator)
-{
-    Writer writer;
-    write_locator(writer, locator);
-    return std::move(writer.out);
-}
-
-Decoded<model::BlockLocator> decode_locator(std::span<const uint8_t> data)
-{
-    return decode_with<model::BlockLocator>(data, read_locator);
-}
-
-Bytes encode_block_undo(const model::BlockUndo& undo)
-{
-    Writer writer;
-    write_block_undo(writer, undo);
-    return std::move(writer.out);
-}
-
-Decoded<model::BlockUndo> decode_block_undo(std::span<const uint8_t> data)
-{
-    return decode_with<model::BlockUndo>(data, read_block_undo);
+#define SERDIFF_REFERENCE_TABLE_ENTRY(name, Type, stem) .name = {decode_##stem, encode_##stem, nullptr},
+    static const model::CodecTable table{
+        .side = "reference",
+        .encode_compact_size = encode_compactsize,
+        .decode_compact_size = decode_compactsize,
+        .encode_varint = encode_varint,
+        .decode_varint = decode_varint,
+        .transaction = {decode_transaction, encode_transaction, nullptr},
+        SERDIFF_OBJECT_TYPES(SERDIFF_REFERENCE_TABLE_ENTRY)};
+#undef SERDIFF_REFERENCE_TABLE_ENTRY
+    return table;
 }
 
 }  // namespace serdiff::reference

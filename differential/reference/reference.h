@@ -5,6 +5,7 @@
 #include <span>
 
 #include "differential/reference/primitives.h"
+#include "model/codec_table.h"
 #include "model/decoded.h"
 #include "model/model.h"
 
@@ -24,29 +25,24 @@ Decoded<uint64_t> decode_varint(std::span<const uint8_t> data, model::IntKind ki
 Bytes encode_transaction(const model::Transaction& tx, bool allow_witness);
 Decoded<model::Transaction> decode_transaction(std::span<const uint8_t> data, bool allow_witness);
 
-Bytes encode_header(const model::BlockHeader& header);
-Decoded<model::BlockHeader> decode_header(std::span<const uint8_t> data);
+// decode_<stem> and encode_<stem> for every SERDIFF_OBJECT_TYPES line.
+#define SERDIFF_DECLARE_REFERENCE_CODEC(name, Type, stem)          \
+    Bytes encode_##stem(const model::Type& value);                 \
+    Decoded<model::Type> decode_##stem(std::span<const uint8_t> data);
+SERDIFF_OBJECT_TYPES(SERDIFF_DECLARE_REFERENCE_CODEC)
+#undef SERDIFF_DECLARE_REFERENCE_CODEC
 
-Bytes encode_block(const model::Block& block);
-Decoded<model::Block> decode_block(std::span<const uint8_t> data);
-
-Bytes encode_locator(const model::BlockLocator& locator);
-Decoded<model::BlockLocator> decode_locator(std::span<const uint8_t> data);
-
-Bytes encode_block_undo(const model::BlockUndo& undo);
-Decoded<model::BlockUndo> decode_block_undo(std::span<const uint8_t> data);
+// This side's codecs as one table (model/codec_table.h).
+const model::CodecTable& codec_table();
 
 // Stream-level forms of the codec above (for file records and stream programs); reads throw ReadError.
 void write_transaction(Writer& writer, const model::Transaction& tx, bool allow_witness);
 model::Transaction read_transaction(Reader& reader, bool allow_witness);
-void write_header(Writer& writer, const model::BlockHeader& header);
-model::BlockHeader read_header(Reader& reader);
-void write_block(Writer& writer, const model::Block& block);
-model::Block read_block(Reader& reader);
-void write_locator(Writer& writer, const model::BlockLocator& locator);
-model::BlockLocator read_locator(Reader& reader);
-void write_block_undo(Writer& writer, const model::BlockUndo& undo);
-model::BlockUndo read_block_undo(Reader& reader);
+#define SERDIFF_DECLARE_REFERENCE_STREAM(name, Type, stem) \
+    void write_##stem(Writer& writer, const model::Type& value); \
+    model::Type read_##stem(Reader& reader);
+SERDIFF_OBJECT_TYPES(SERDIFF_DECLARE_REFERENCE_STREAM)
+#undef SERDIFF_DECLARE_REFERENCE_STREAM
 
 // Bitcoin Core's CompressAmount/DecompressAmount (u64, wrapping), as docs/format.md states them.
 uint64_t compress_amount(uint64_t amount);

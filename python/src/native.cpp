@@ -1,5 +1,6 @@
 // serdiff._native: nanobind bindings of the optimized and reference codecs, converting to and from serdiff.model.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 
 #include <cstdint>
@@ -11,8 +12,10 @@
 
 #include "differential/reference/reference.h"
 #include "model/decoded.h"
+#include "model/json.h"
 #include "model/model.h"
 #include "serialize/codec.h"
+#include "serialize/planted.h"
 #include "stream_programs.h"
 
 namespace nb = nanobind;
@@ -215,72 +218,84 @@ nb::object decoded_to_python(const serdiff::model::Decoded<T>& decoded)
                                   nb::int_(decoded.ok ? decoded.consumed : 0), value);
 }
 
-// The facade functions every implementation provides (serialize/codec.h, differential/reference/reference.h).
-struct Codec {
-    Bytes (*encode_compactsize)(uint64_t);
-    serdiff::model::Decoded<uint64_t> (*decode_compactsize)(std::span<const uint8_t>, bool);
-    Bytes (*encode_varint)(uint64_t, serdiff::model::IntKind);
-    serdiff::model::Decoded<uint64_t> (*decode_varint)(std::span<const uint8_t>, serdiff::model::IntKind);
-    Bytes (*encode_transaction)(const serdiff::model::Transaction&, bool);
-    serdiff::model::Decoded<serdiff::model::Transaction> (*decode_transaction)(std::span<const uint8_t>, bool);
-    Bytes (*encode_header)(const serdiff::model::BlockHeader&);
-    serdiff::model::Decoded<serdiff::model::BlockHeader> (*decode_header)(std::span<const uint8_t>);
-    Bytes (*encode_block)(const serdiff::model::Block&);
-    serdiff::model::Decoded<serdiff::model::Block> (*decode_block)(std::span<const uint8_t>);
-    Bytes (*encode_locator)(const serdiff::model::BlockLocator&);
-    serdiff::model::Decoded<serdiff::model::BlockLocator> (*decode_locator)(std::span<const uint8_t>);
-    Bytes (*encode_block_undo)(const serdiff::model::BlockUndo&);
-    serdiff::model::Decoded<serdiff::model::BlockUndo> (*decode_block_undo)(std::span<const uint8_t>);
+// A model value from its serdiff.model object, for the types the Python model has a class for. A type of the
+// codec table without one is still bound, at the bytes level (decode_<stem> gives its value as JSON text).
+template <typename T>
+struct PythonValue;
+template <>
+struct PythonValue<serdiff::model::BlockHeader> {
+    static serdiff::model::BlockHeader from(nb::handle object) { return header_from(object); }
 };
+template <>
+struct PythonValue<serdiff::model::Block> {
+    static serdiff::model::Block from(nb::handle object) { return block_from(object); }
+};
+template <>
+struct PythonValue<serdiff::model::BlockLocator> {
+    static serdiff::model::BlockLocator from(nb::handle object) { return locator_from(object); }
+};
+template <>
+struct PythonValue<serdiff::model::BlockUndo> {
+    static serdiff::model::BlockUndo from(nb::handle object) { return block_undo_from(object); }
+};
+template <typename T>
+concept HasPythonClass = requires(nb::handle object) { PythonValue<T>::from(object); };
 
-void bind_codec(nb::module_ module, const Codec& codec)
+// One object type of the table: encode_<stem>/decode_<stem>/size_<stem> on serdiff.model values, or, for a type
+// without a Python class, decode_<stem> with the value as JSON text.
+template <typename T>
+void bind_object_codec(nb::module_ module, const std::string& stem, const serdiff::model::ObjectCodec<T>& codec)
 {
-    module.def("encode_compactsize", [codec](uint64_t value) { return to_python(codec.encode_compactsize(value)); });
+    if constexpr (HasPythonClass<T>) {
+        module.def(("encode_" + stem).c_str(),
+                   [&codec](nb::handle value) { return to_python(codec.encode(PythonValue<T>::from(value))); });
+        module.def(("decode_" + stem).c_str(),
+                   [&codec](nb::bytes data) { return decoded_to_python(codec.decode(view_of(data))); });
+        if (codec.size)
+            module.def(("size_" + stem).c_str(),
+                       [&codec](nb::handle value) { return codec.size(PythonValue<T>::from(value)); });
+    } else {
+        module.def(("decode_" + stem).c_str(), [&codec](nb::bytes data) {
+            const serdiff::model::Decoded<T> decoded = codec.decode(view_of(data));
+            nb::object value = decoded.ok ? nb::object(nb::str(serdiff::model::to_json(decoded.value).c_str())) : nb::none();
+            return python_model().decoded(nb::bool_(decoded.ok), nb::str(decoded.error.c_str()),
+                                          nb::int_(decoded.ok ? decoded.consumed : 0), value);
+        });
+    }
+}
+
+// One side's codec table (model/codec_table.h) as Python functions: encode_<stem>, decode_<stem>, and on the
+// optimized side size_<stem> (the SizeComputer).
+void bind_codec(nb::module_ module, const serdiff::model::CodecTable& codec)
+{
+    module.def("encode_compactsize", [&codec](uint64_t value) { return to_python(codec.encode_compact_size(value)); });
     module.def(
         "decode_compactsize",
-        [codec](nb::bytes data, bool range_check) {
-            return decoded_to_python(codec.decode_compactsize(view_of(data), range_check));
+        [&codec](nb::bytes data, bool range_check) {
+            return decoded_to_python(codec.decode_compact_size(view_of(data), range_check));
         },
         nb::arg("data"), nb::arg("range_check") = true);
-    module.def("encode_varint", [codec](uint64_t value, std::string_view kind_name) {
+    module.def("encode_varint", [&codec](uint64_t value, std::string_view kind_name) {
         const serdiff::model::IntKind kind = int_kind_from(kind_name);
         require_fits(value, kind);
         return to_python(codec.encode_varint(value, kind));
     });
-    module.def("decode_varint", [codec](nb::bytes data, std::string_view kind_name) {
+    module.def("decode_varint", [&codec](nb::bytes data, std::string_view kind_name) {
         return decoded_to_python(codec.decode_varint(view_of(data), int_kind_from(kind_name)));
     });
-    module.def("encode_transaction", [codec](nb::handle tx, bool allow_witness) {
-        return to_python(codec.encode_transaction(transaction_from(tx), allow_witness));
+    module.def("encode_transaction", [&codec](nb::handle tx, bool allow_witness) {
+        return to_python(codec.transaction.encode(transaction_from(tx), allow_witness));
     });
-    module.def("decode_transaction", [codec](nb::bytes data, bool allow_witness) {
-        return decoded_to_python(codec.decode_transaction(view_of(data), allow_witness));
+    module.def("decode_transaction", [&codec](nb::bytes data, bool allow_witness) {
+        return decoded_to_python(codec.transaction.decode(view_of(data), allow_witness));
     });
-    module.def("encode_header", [codec](nb::handle header) { return to_python(codec.encode_header(header_from(header))); });
-    module.def("decode_header",
-               [codec](nb::bytes data) { return decoded_to_python(codec.decode_header(view_of(data))); });
-    module.def("encode_block", [codec](nb::handle block) { return to_python(codec.encode_block(block_from(block))); });
-    module.def("decode_block", [codec](nb::bytes data) { return decoded_to_python(codec.decode_block(view_of(data))); });
-    module.def("encode_locator",
-               [codec](nb::handle locator) { return to_python(codec.encode_locator(locator_from(locator))); });
-    module.def("decode_locator",
-               [codec](nb::bytes data) { return decoded_to_python(codec.decode_locator(view_of(data))); });
-    module.def("encode_block_undo",
-               [codec](nb::handle undo) { return to_python(codec.encode_block_undo(block_undo_from(undo))); });
-    module.def("decode_block_undo",
-               [codec](nb::bytes data) { return decoded_to_python(codec.decode_block_undo(view_of(data))); });
-}
-
-void bind_optimized_sizes(nb::module_ module)
-{
-    namespace optimized = serdiff::optimized;
-    module.def("size_transaction", [](nb::handle tx, bool allow_witness) {
-        return optimized::size_transaction(transaction_from(tx), allow_witness);
-    });
-    module.def("size_header", [](nb::handle header) { return optimized::size_header(header_from(header)); });
-    module.def("size_block", [](nb::handle block) { return optimized::size_block(block_from(block)); });
-    module.def("size_locator", [](nb::handle locator) { return optimized::size_locator(locator_from(locator)); });
-    module.def("size_block_undo", [](nb::handle undo) { return optimized::size_block_undo(block_undo_from(undo)); });
+    if (codec.transaction.size)
+        module.def("size_transaction", [&codec](nb::handle tx, bool allow_witness) {
+            return codec.transaction.size(transaction_from(tx), allow_witness);
+        });
+#define SERDIFF_BIND_OBJECT_CODEC(name, Type, stem) bind_object_codec(module, #stem, codec.name);
+    SERDIFF_OBJECT_TYPES(SERDIFF_BIND_OBJECT_CODEC)
+#undef SERDIFF_BIND_OBJECT_CODEC
 }
 
 }  // namespace
@@ -289,30 +304,19 @@ NB_MODULE(_native, module)
 {
     module.doc() = "serdiff's optimized and reference codecs, on serdiff.model values";
 #ifdef SERDIFF_PLANTED_BUG
-    module.attr("planted_bug") = SERDIFF_PLANTED_BUG;
+    module.attr("planted_bug") = nb::str(kSerdiffPlantedBug.data(), kSerdiffPlantedBug.size());
 #else
     module.attr("planted_bug") = nb::none();
 #endif
 
     namespace optimized = serdiff::optimized;
     nb::module_ optimized_module = module.def_submodule("optimized", "the optimized serializer (serialize/)");
-    bind_codec(optimized_module,
-               Codec{optimized::encode_compactsize, optimized::decode_compactsize, optimized::encode_varint,
-                     optimized::decode_varint, optimized::encode_transaction, optimized::decode_transaction,
-                     optimized::encode_header, optimized::decode_header, optimized::encode_block,
-                     optimized::decode_block, optimized::encode_locator, optimized::decode_locator,
-                     optimized::encode_block_undo, optimized::decode_block_undo});
-    bind_optimized_sizes(optimized_module);
+    bind_codec(optimized_module, optimized::codec_table());
 
     namespace reference = serdiff::reference;
     nb::module_ reference_module =
         module.def_submodule("reference", "the reference codec (differential/reference/)");
-    bind_codec(reference_module,
-               Codec{reference::encode_compactsize, reference::decode_compactsize, reference::encode_varint,
-                     reference::decode_varint, reference::encode_transaction, reference::decode_transaction,
-                     reference::encode_header, reference::decode_header, reference::encode_block,
-                     reference::decode_block, reference::encode_locator, reference::decode_locator,
-                     reference::encode_block_undo, reference::decode_block_undo});
+    bind_codec(reference_module, reference::codec_table());
 
     bind_stream_programs(optimized_module, reference_module);
     bind_fuzz_stream_programs(module);

@@ -458,6 +458,68 @@ void generate_obfuscation()
     token({"obfuscation"}, "offset_near_u64_max", {0xf8, 0xf9, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff});
 }
 
+// prevector programs (fuzz_targets/prevector.cpp): shape byte, then op bytes (op % 18) with their arguments.
+void generate_prevector()
+{
+    for (uint8_t shape : {0, 1}) {
+        const std::string prefix = shape ? "u32-inline3-" : "u8-inline28-";
+        ProgramWriter grow;  // push_back across the inline capacity, then every range and erase form
+        grow.byte(shape);
+        for (uint64_t i = 0; i < 30; ++i) grow.byte(0).number(i * 37 + 1);
+        grow.byte(13);                                             // snapshot (copy construction)
+        grow.byte(10).number(3).number(5).byte(0x5a).byte(1);      // insert 5 at 3, single-pass iterator
+        grow.byte(10).number(0).number(40).byte(0x11).byte(0);     // insert 40 at front, forward iterator
+        grow.byte(12).number(2).number(7);                         // erase [2, 9)
+        grow.byte(11).number(0);                                   // erase front
+        grow.byte(16).number(4).byte(1);                           // push_back(own element)
+        grow.byte(16).number(1).byte(0).number(0);                 // insert(own element) at front
+        grow.byte(1).number(0xfe);                                 // emplace_back
+        grow.byte(15).byte(14).byte(1).byte(14).byte(0);           // move, self-assign, assign snapshot
+        grow.byte(2).byte(5).number(90).byte(3).number(2);         // pop_back, reserve, resize down
+        add("prevector", prefix + "grow-past-inline", grow.bytes);
+        ProgramWriter assign;  // the assign/resize/constructor forms around the inline edge
+        assign.byte(shape);
+        assign.byte(7).number(shape ? 3 : 28).number(9).byte(13).byte(4).number(shape ? 4 : 29).number(7);
+        assign.byte(8).number(shape ? 3 : 28).byte(0x21).byte(1).byte(8).number(50).byte(0x22).byte(0);
+        assign.byte(6).byte(3).number(shape ? 2 : 27).byte(17).number(12).number(5).byte(1);
+        assign.byte(17).number(40).number(3).byte(2).byte(17).number(0).number(8).byte(3).byte(17).number(0).number(0).byte(0);
+        add("prevector", prefix + "assign-resize-construct", assign.bytes);
+    }
+}
+
+// compression programs (fuzz_targets/compression.cpp): amount number, script shape byte + payload(65), then
+// the rest decoded as a compressed script. Shapes: % 8 form (0 P2PKH, 1 P2SH, 2 compressed key, 3 uncompressed
+// key, else plain bytes), bit 4 off-form key byte, bits 5-6 near miss (flip a byte, one short, one long).
+void generate_compression()
+{
+    const uint64_t amounts[] = {0, 1, 9, 10, 100000000, 2100000000000000ULL, 0xffffffffffffffffULL};
+    const uint8_t shapes[] = {0x00, 0x01, 0x02, 0x03, 0x12, 0x13, 0x20, 0x41, 0x62, 0x23, 0x04};
+    size_t index = 0;
+    for (uint8_t shape : shapes) {
+        ProgramWriter w;
+        w.number(amounts[index % std::size(amounts)]).byte(shape).payload(65, static_cast<uint8_t>(index), filled(32, 0x5c));
+        if ((shape >> 5) & 3) w.byte(7).byte(3);       // near-miss arguments
+        if (shape % 8 >= 4) w.number(index * 9 + 3);   // plain script length
+        if (index % 3 == 0) w.raw({0x00});                                              // tag 0 + short payload
+        else if (index % 3 == 1) w.raw({0x05}).raw(std::span<const uint8_t>(filled(32, 0x07)));  // tag 5, x maybe off-curve
+        else w.raw({0xce, 0x10}).raw(std::span<const uint8_t>(filled(8, 0xab)));               // size beyond the limit
+        add("compression", "amount-" + std::to_string(index) + "-shape-" + std::to_string(shape), w.bytes);
+        ++index;
+    }
+    // Each special form with one structural byte (an opcode, a push length, the key prefix) changed: the
+    // near misses that must fall back to the plain form.
+    const std::pair<uint8_t, std::vector<uint8_t>> structure[] = {
+        {0, {0, 1, 2, 23, 24}}, {1, {0, 1, 22}}, {2, {0, 1, 34}}, {3, {0, 1, 66}}};
+    for (const auto& [form, positions] : structure) {
+        for (uint8_t position : positions) {
+            ProgramWriter w;
+            w.number(position).byte(static_cast<uint8_t>(0x20 | form)).payload(65, position, filled(32, 0x3d));
+            w.byte(position).byte(form == 2 && position == 1 ? 0 : 4);  // 0x02 → 0x03 stays a key: flip bit 0 there
+            add("compression", "form-" + std::to_string(form) + "-byte-" + std::to_string(position) + "-changed", w.bytes);
+        }
+    }
+}
+
 void generate_buffered_streams()
 {
     // buffered_writer: buffer byte, start, key, close flag; steps: 0 byte, 1 span (length selector + payload),
@@ -547,6 +609,19 @@ void generate_block_store()
             w.raw(edit.bytes).byte(0x42);
             add("block_store", std::string(edit.name) + (shape & 0x80 ? "-autofile" : "-buffer-3"), w.bytes);
         }
+    }
+    // One undo record read back with another parent hash (the extra offset 0 takes the generator's next hash)
+    // and with a payload byte flipped: "undo checksum mismatch" with a payload that still decodes.
+    for (uint8_t shape : {uint8_t{2}, uint8_t{0x80}}) {
+        const std::string suffix = shape & 0x80 ? "-autofile" : "-buffer-3";
+        ProgramWriter other_parent;
+        other_parent.raw({0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef}).byte(shape).byte(1).byte(2).raw(undo);
+        other_parent.byte(0).number(0);
+        add("block_store", "undo-other-parent-hash" + suffix, other_parent.bytes);
+        ProgramWriter flipped;
+        flipped.raw({0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef}).byte(shape).byte(1).byte(2).raw(undo);
+        flipped.byte(1).byte(0).number(40).byte(2).number(0);
+        add("block_store", "undo-payload-flipped" + suffix, flipped.bytes);
     }
     ProgramWriter testnet = records(0x45);
     testnet.byte(0).byte(0);
@@ -741,6 +816,8 @@ int main(int argc, char** argv)
         generate_size_computer();
         generate_primitive_stream();
         generate_obfuscation();
+        generate_prevector();
+        generate_compression();
         generate_buffered_streams();
         generate_block_store();
         generate_dictionaries();

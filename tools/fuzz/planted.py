@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""make test-planted: proves the fuzz targets find the planted bugs of serialize/planted.h.
+"""make test-planted: proves the fuzz targets find the planted bugs of tests/planted/bugs.tsv.
 
-For each bug: reconfigure build/planted (libFuzzer + ASan + UBSan, RelWithDebInfo, only the bug's target,
-SERDIFF_FUZZ_PLANTED_BUG=<bug> so only code that includes serialize/ recompiles), build the engine binary,
+For each bug whose detector is a fuzz target: reconfigure build/planted (libFuzzer + ASan + UBSan,
+RelWithDebInfo, only the bug's target, SERDIFF_PLANTED_BUG=<bug>, which reaches only what links the optimized
+side, so only that recompiles), build the engine binary,
 fuzz the target from its committed seeds until the first crash or the budget, and print a table
 bug → target → detected? → seconds / execs to detection. Exit status 1 when a bug was missed.
 
   tools/fuzz/planted.py run [--budget 120] [--bugs a,b] [--jobs 2]
-  tools/fuzz/planted.py --check    # every planted bug is hooked in serialize/ and (if ours) has a row here
+  tools/fuzz/planted.py --check    # every bug of the manifest is hooked in serialize/, every hook is a bug
 """
 import argparse
 import os
@@ -25,48 +26,56 @@ ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build" / "planted"
 OUT = ROOT / "fuzz-out" / "planted"
 
-# bug (serialize/planted.h) → (OPTIMIZATIONS.md row, the target expected to find it)
-PLANTED = {
-    "one_byte_write_key_offset": (1, "buffered_writer"),
-    "vector_writer_byte_no_advance": (1, "primitive_stream"),
-    "size_computer_custom_width": (2, "primitive_stream"),
-    "compact_size_edge_width": (3, "compact_size"),
-    "varint_length_off_by_one": (4, "varint"),
-    "compact_size_fast_path_skips_checks": (5, "compact_size"),
-    "vector_writer_middle_inserts": (6, "primitive_stream"),
-    "map_duplicate_key_last_wins": (7, "primitive_stream"),
-    "byte_vector_chunk_offset": (8, "primitive_stream"),
-    "buffered_reader_direct_read_skips_buffer": (9, "buffered_reader"),
-    "buffered_writer_flush_key_offset": (10, "buffered_writer"),
-    "block_record_size_trusted": (11, "block_store"),
-    "xor_tail_key_phase": (12, "obfuscation"),
-    "witness_first_input_only": ("-", "transaction"),  # python/check_planted_bug.sh's bug (helper F)
-}
+MANIFEST = ROOT / "tests" / "planted" / "bugs.tsv"
+
+
+def manifest():
+    """Every planted bug: name → {row, detector kind ("target" or "job"), detector, expect, what}."""
+    bugs = {}
+    for number, line in enumerate(MANIFEST.read_text().splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 5 or ":" not in fields[2]:
+            sys.exit(f"planted: {MANIFEST.relative_to(ROOT)}:{number}: expected 5 tab-separated fields, "
+                     f"the third kind:name")
+        name, row, detector, expect, what = fields
+        kind, detector_name = detector.split(":", 1)
+        bugs[name] = {"row": row, "kind": kind, "detector": detector_name, "expect": expect, "what": what}
+    return bugs
+
+
+# bug → (OPTIMIZATIONS.md row, the fuzz target expected to find it), for the bugs make test-planted hunts.
+PLANTED = {name: (bug["row"], bug["detector"]) for name, bug in manifest().items() if bug["kind"] == "target"}
 
 
 def log(message):
     print(message, flush=True)
 
 
-def planted_names():
-    text = (ROOT / "serialize" / "planted.h").read_text()
-    return re.findall(r"inline constexpr bool (\w+) = true;", text)
-
-
 def check():
-    """Every bug in planted.h has a hook in serialize/; every row here names a bug of planted.h."""
-    names = planted_names()
+    """Every bug of the manifest has a SERDIFF_PLANTED(name) hook in serialize/, every hook names a bug of the
+    manifest, every detector exists in its form, and every OPTIMIZATIONS.md row has a bug."""
+    bugs = manifest()
     sources = "".join(p.read_text() for p in (ROOT / "serialize").iterdir()
                       if p.suffix in (".h", ".cpp") and p.name != "planted.h")
-    problems = [f"{name}: no planted::{name} hook in serialize/" for name in names
-                if f"planted::{name}" not in sources]
-    problems += [f"{name}: in tools/fuzz/planted.py but not in serialize/planted.h" for name in PLANTED
-                 if name not in names]
-    rows = {row for row, _ in PLANTED.values() if row != "-"}
-    problems += [f"OPTIMIZATIONS.md row {row} has no planted bug" for row in range(1, 13) if row not in rows]
-    others = [name for name in names if name not in PLANTED]
-    print(f"planted: {len(names)} bugs in serialize/planted.h, {len(PLANTED)} run by make test-planted"
-          + (f"; run by other detectors: {' '.join(others)}" if others else ""))
+    hooks = set(re.findall(r"SERDIFF_PLANTED\((\w+)\)", sources))
+    problems = [f"{name}: no SERDIFF_PLANTED({name}) hook in serialize/" for name in bugs if name not in hooks]
+    problems += [f"SERDIFF_PLANTED({name}) in serialize/ is not a bug of {MANIFEST.relative_to(ROOT)}"
+                 for name in sorted(hooks) if name not in bugs]
+    jobs = {p.stem for p in (ROOT / "ci" / "jobs").glob("*.sh")} - {"lib"}
+    for name, bug in bugs.items():
+        if bug["kind"] == "job" and bug["detector"] not in jobs:
+            problems.append(f"{name}: detector job:{bug['detector']} is not a job of ci/jobs/")
+        if bug["kind"] == "job" and bug["expect"] == "-":
+            problems.append(f"{name}: a CI-job defect needs the report headline its job must print")
+        if bug["kind"] not in ("target", "job"):
+            problems.append(f"{name}: detector kind {bug['kind']} is neither target nor job")
+    rows = {bug["row"] for bug in bugs.values()}
+    problems += [f"OPTIMIZATIONS.md row {row} has no planted bug" for row in range(1, 13) if str(row) not in rows]
+    targets = sum(bug["kind"] == "target" for bug in bugs.values())
+    print(f"planted: {len(bugs)} bugs in {MANIFEST.relative_to(ROOT)} ({targets} hunted by fuzz targets, "
+          f"{len(bugs) - targets} by CI jobs), {len(hooks)} hooks in serialize/")
     for problem in problems:
         print(f"  FAIL {problem}")
     return 1 if problems else 0
@@ -77,7 +86,7 @@ def build(bug, target, jobs):
                     "-DCMAKE_C_COMPILER=clang-19", "-DCMAKE_CXX_COMPILER=clang++-19",
                     "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DSERDIFF_SANITIZERS=address,undefined",
                     "-DSERDIFF_FUZZ_ENGINE=libfuzzer", "-DSERDIFF_BUILD_TESTS=OFF", "-DSERDIFF_PEERS=OFF",
-                    f"-DSERDIFF_FUZZ_ONLY_TARGETS={target}", f"-DSERDIFF_FUZZ_PLANTED_BUG={bug}"],
+                    f"-DSERDIFF_FUZZ_ONLY_TARGETS={target}", f"-DSERDIFF_PLANTED_BUG={bug}"],
                    check=True, stdout=subprocess.DEVNULL)
     subprocess.run(["cmake", "--build", str(BUILD), "-j", str(jobs), "--target", "serdiff_fuzz_libfuzzer"],
                    check=True, stdout=subprocess.DEVNULL)

@@ -38,9 +38,8 @@ INSPECT_HEX_LIMIT = 4096      # larger inputs are passed to serdiff inspect as a
 HEX_SHOWN = 256               # minimized input bytes printed in a finding block
 CRASH_NAME = re.compile(r"^(crash|oom|timeout|leak|afl-crash|afl-seed-crash|clusterfuzz-testcase)-")
 
-# A target's .codec (SERDIFF_FUZZ_TARGET) → the serdiff inspect TYPE; "" = a program target.
-INSPECT_TYPES = {"compactsize": "compactsize", "varint": "varint", "transaction": "tx", "header": "header",
-                 "block": "block", "locator": "locator", "block_undo": "blockundo"}
+# A target's .codec (SERDIFF_FUZZ_TARGET) is a type of the codec table (model/codec_table.h), which is also
+# its serdiff inspect TYPE; "" = a program target.
 
 
 def log(message=""):
@@ -303,7 +302,7 @@ def explain(tools, target, replay_result, minimized, data, originals=()):
         return [f"(nothing to explain: it does not fail with {rel(tools.replay)}; was it found with another build, "
                 "another sanitizer or a planted bug?)"]
     codec = tools.options().get(target, {}).get("codec", "")
-    if codec not in INSPECT_TYPES:
+    if not codec:
         rest = replay_result.details[4:16]  # the first 4 lines are the block's difference already
         return ["(a program target: the mismatch report is the explanation; in full in report.txt)"] + \
             [f"  {line}" for line in rest]
@@ -324,15 +323,15 @@ def inspect(tools, target, headline, minimized, data):
     .codec and the report's label; the command and a short verdict."""
     if tools.cli is None:
         return [f"(no serdiff CLI in {rel(tools.bin_dir)} to explain with)"]
-    kind = INSPECT_TYPES[tools.options()[target]["codec"]]
+    kind = tools.options()[target]["codec"]
     label = headline
     extra = []
-    if kind == "tx" and "(no witness)" in label:
-        kind = "tx-nowitness"
+    if kind == "transaction" and "(no witness)" in label:
+        extra = ["--no-witness"]
     if kind == "varint":
         m = re.search(r"varint\((\w+)\)", label)
         extra = ["--int", m.group(1) if m else "u64"]
-    if kind == "compactsize" and "no range check" in label:
+    if kind == "compact_size" and "no range check" in label:
         extra = ["--no-range-check"]
     source = ["--hex", data.hex()] if len(data) <= INSPECT_HEX_LIMIT else [str(minimized)]
     command = [str(tools.cli), "inspect", kind, "--impl", "both"] + extra + source

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """make triage-check: proves the triage of `make fuzz` on a real planted bug found by two engines.
 
-Builds the bug (serialize/planted.h) into one target's libFuzzer and AFL++ binaries (build/triage-check/
+Builds the bug (tests/planted/bugs.tsv) into one target's libFuzzer and AFL++ binaries (build/triage-check/
 <engine>: ASan + UBSan, only that target, with the replay driver and the serdiff CLI of the same tree),
 fuzzes the target with both engines at once through make fuzz's own code (tools/fuzz/run.py: the same
 Run, table, triage and summary; output in fuzz-out/triage-check/), and checks the result: both engines
@@ -22,15 +22,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run as fuzz_run  # noqa: E402
+import planted  # noqa: E402
 import triage  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build" / "triage-check"
-# Planted bugs whose target AFL++ can run, and that target (the rows of tools/fuzz/planted.py).
-TARGET_OF = {"varint_length_off_by_one": "varint", "compact_size_edge_width": "compact_size",
-             "compact_size_fast_path_skips_checks": "compact_size", "xor_tail_key_phase": "obfuscation",
-             "witness_first_input_only": "transaction",
-             "varint_limit_shift": "varint", "span_reader_dangling_copy": "varint"}  # sanitizer-class bugs
+# Planted bugs hunted by a fuzz target, and that target (the target:<name> rows of tests/planted/bugs.tsv).
+TARGET_OF = {name: bug["detector"] for name, bug in planted.manifest().items() if bug["kind"] == "target"}
+# Sanitizer-class bugs (rows detected by a CI job) that the varint target trips too: the triage of a
+# sanitizer report (error type and top frames, UBSan file:line) is checked on them.
+TARGET_OF.update({"varint_limit_shift": "varint", "span_reader_dangling_copy": "varint"})
 
 
 def log(message=""):
@@ -43,7 +44,7 @@ def build(engine, bug, target, jobs):
                     "-DCMAKE_C_COMPILER=clang-19", "-DCMAKE_CXX_COMPILER=clang++-19",
                     "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DSERDIFF_SANITIZERS=address,undefined",
                     f"-DSERDIFF_FUZZ_ENGINE={engine}", "-DSERDIFF_BUILD_TESTS=OFF", "-DSERDIFF_PEERS=OFF",
-                    f"-DSERDIFF_FUZZ_ONLY_TARGETS={target}", f"-DSERDIFF_FUZZ_PLANTED_BUG={bug}"],
+                    f"-DSERDIFF_FUZZ_ONLY_TARGETS={target}", f"-DSERDIFF_PLANTED_BUG={bug}"],
                    check=True, stdout=subprocess.DEVNULL)
     subprocess.run(["cmake", "--build", str(directory), "-j", str(jobs), "--target", f"serdiff_fuzz_{engine}",
                     "serdiff_fuzz_replay", "serdiff"], check=True, stdout=subprocess.DEVNULL)

@@ -356,9 +356,11 @@ def build_environment(sanitizer, engine, src, work, out):
 
 
 def expected_targets(project):
-    """Targets from the sources, as fuzz_targets/CMakeLists.txt finds them (not from the binary's list)."""
+    """Targets from the sources, as fuzz_targets/CMakeLists.txt finds them (not from the binary's list):
+    fuzz_targets/<name>.cpp, and objects.cpp's one target per object type of model/codec_table.h."""
     names = {p.stem for p in (project / "fuzz_targets").glob("*.cpp")}
-    return sorted(names - {"registry", "engine_main", "replay_main"})
+    object_types = re.findall(r"X\(([a-z_0-9]+), [A-Za-z]+, [a-z_0-9]+\)", (project / "model" / "codec_table.h").read_text())
+    return sorted((names - {"registry", "engine_main", "replay_main", "objects"}) | set(object_types))
 
 
 def engine_functions(engine_archive):

@@ -12,11 +12,13 @@
 #include <string>
 #include <type_traits>
 
+#include "differential/compare.h"
 #include "differential/reference/reference.h"
 #ifdef SERDIFF_WITH_PEERS
 #include "differential/oracles/divergences.h"
 #include "differential/oracles/peers.h"
 #endif
+#include "model/codec_table.h"
 #include "model/json.h"
 #include "model/model.h"
 #include "serialize/codec.h"
@@ -39,23 +41,39 @@ constexpr const char* kInspectUsage =
     "reencoded_hex, size, value. With --impl both (the default) it prints\n"
     "{\"optimized\": {...}, \"reference\": {...}, \"agree\": bool, \"difference\": \"first field that differs\"}.\n"
     "\n"
-    "TYPE              compactsize varint tx tx-nowitness header block locator blockundo\n"
-    "--impl IMPL       optimized, reference or both (default both); all (tx, tx-nowitness, block): both,\n"
+    "TYPE              compact_size varint transaction block_header block block_locator block_undo\n"
+    "                  (the codec table's names, as the fuzz targets are named; also accepted: compactsize,\n"
+    "                  tx, tx-nowitness = transaction --no-witness, header, locator, blockundo)\n"
+    "--impl IMPL       optimized, reference or both (default both); all (transaction, block): both,\n"
     "                  plus every linked peer's verdict (rust-bitcoin, btcd, python-bitcoinlib) under \"peers\",\n"
     "                  each with the allow-list entry that explains a divergence from the reference\n"
     "--int KIND        varint only: the integer type read into, u8 u16 u32 u64 i8 i16 i32 i64 (default u64)\n"
-    "--no-range-check  compactsize only: accept values above MAX_SIZE (0x02000000)\n"
+    "--no-range-check  compact_size only: accept values above MAX_SIZE (0x02000000)\n"
+    "--no-witness      transaction only: decode and encode without witness (witness not allowed)\n"
     "--hex HEX         the input as hex; FILE is read as raw bytes; - reads raw bytes from stdin\n"
     "\n"
-    "size is the optimized SizeComputer result (the re-encoding's length for compactsize and varint,\n"
+    "size is the optimized SizeComputer result (the re-encoding's length for compact_size and varint,\n"
     "which have no SizeComputer entry point) and the reference re-encoding's length.\n"
     "Exit status: 0 decoded (and, with both, the implementations agree), 1 decoding error,\n"
     "2 bad usage or unreadable input, 3 the implementations disagree,\n"
     "4 (--impl all) a peer diverges from the reference with no allow-list entry explaining it.\n";
 
-constexpr const char* kTypes[] = {"compactsize", "varint", "tx", "tx-nowitness",
-                                  "header",      "block",  "locator", "blockundo"};
-constexpr const char* kTypeList = "compactsize varint tx tx-nowitness header block locator blockundo";
+// Shorter spellings the CLI has always accepted, mapped to the codec table's names (model/codec_table.h).
+struct TypeAlias {
+    const char* alias;
+    const char* type;
+    bool no_witness;
+};
+constexpr TypeAlias kTypeAliases[] = {{"compactsize", "compact_size", false}, {"tx", "transaction", false},
+                                      {"tx-nowitness", "transaction", true},  {"header", "block_header", false},
+                                      {"locator", "block_locator", false},    {"blockundo", "block_undo", false}};
+
+std::string type_list()
+{
+    std::string list;
+    for (const std::string_view type : model::kTypeNames) list += (list.empty() ? "" : " ") + std::string(type);
+    return list;
+}
 
 // Bad command line or unreadable input: reported on stderr with exit status 2.
 struct UsageError : std::runtime_error {
@@ -70,6 +88,7 @@ struct Options {
     model::IntKind int_kind = model::IntKind::U64;
     bool int_kind_given = false;
     bool range_check = true;
+    bool allow_witness = true;
     model::Bytes input;
 };
 
@@ -82,15 +101,12 @@ struct Codec {
     std::function<uint64_t(const T&, const model::Bytes& reencoded)> size;
 };
 
-// What one implementation made of the input.
+// What one implementation made of the input: its decoding, and when it decoded, the re-encoding and size.
 template <typename T>
 struct SideResult {
-    bool ok = false;
-    std::string error;
-    size_t consumed = 0;
+    model::Decoded<T> decoded;
     model::Bytes reencoded;
     uint64_t size = 0;
-    std::optional<T> value;
 };
 
 template <typename T>
@@ -109,18 +125,14 @@ SideResult<T> run_side(const Codec<T>& codec, std::span<const uint8_t> input)
     SideResult<T> result;
     // The facades report malformed input in Decoded; anything thrown is itself a finding to print.
     try {
-        model::Decoded<T> decoded = codec.decode(input);
-        result.ok = decoded.ok;
-        result.error = decoded.error;
-        if (decoded.ok) {
-            result.consumed = decoded.consumed;
-            result.reencoded = codec.encode(decoded.value);
-            result.size = codec.size(decoded.value, result.reencoded);
-            result.value = std::move(decoded.value);
+        result.decoded = codec.decode(input);
+        if (result.decoded.ok) {
+            result.reencoded = codec.encode(result.decoded.value);
+            result.size = codec.size(result.decoded.value, result.reencoded);
         }
     } catch (const std::exception& e) {
         result = SideResult<T>{};
-        result.error = std::string("unexpected exception: ") + e.what();
+        result.decoded.error = std::string("unexpected exception: ") + e.what();
     }
     return result;
 }
@@ -129,24 +141,23 @@ template <typename T>
 std::string side_json(const SideResult<T>& side)
 {
     std::string out = "{\"ok\":";
-    out += side.ok ? "true" : "false";
-    if (!side.ok) return out + ",\"error\":" + model::json_quote(side.error) + "}";
-    out += ",\"consumed\":" + std::to_string(side.consumed);
+    out += side.decoded.ok ? "true" : "false";
+    if (!side.decoded.ok) return out + ",\"error\":" + model::json_quote(side.decoded.error) + "}";
+    out += ",\"consumed\":" + std::to_string(side.decoded.consumed);
     out += ",\"reencoded_hex\":\"" + model::to_hex(side.reencoded) + "\"";
     out += ",\"size\":" + std::to_string(side.size);
-    out += ",\"value\":" + value_json(*side.value);
+    out += ",\"value\":" + value_json(side.decoded.value);
     return out + "}";
 }
 
-// The first field in which the two sides differ, or "" when they agree.
+// The first field in which the two sides differ, or "" when they agree: the decoding as the fuzz targets
+// compare it (differential::first_decoded_difference), then the re-encodings and the SizeComputer.
 template <typename T>
 std::string first_difference(const SideResult<T>& optimized, const SideResult<T>& reference)
 {
-    if (optimized.ok != reference.ok) return "ok";
-    if (optimized.error != reference.error) return "error";
-    if (!optimized.ok) return "";
-    if (optimized.consumed != reference.consumed) return "consumed";
-    if (!(*optimized.value == *reference.value)) return "value";
+    const std::string_view decoded = differential::first_decoded_difference(optimized.decoded, reference.decoded);
+    if (!decoded.empty()) return std::string(decoded);
+    if (!optimized.decoded.ok) return "";
     if (optimized.reencoded != reference.reencoded) return "reencoded_hex";
     if (optimized.size != reference.size || optimized.size != optimized.reencoded.size()) return "size";
     return "";
@@ -164,7 +175,7 @@ std::string peers_json(const Options& options, bool& unexplained)
 {
     const bool is_block = options.type == "block";
     const oracles::ObjectKind kind = is_block ? oracles::ObjectKind::block : oracles::ObjectKind::transaction;
-    const bool allow_witness = options.type != "tx-nowitness";
+    const bool allow_witness = options.allow_witness;
     const std::span<const uint8_t> input(options.input);
     const oracles::Verdict reference = oracles::reference_verdict(kind, input, allow_witness);
     std::string out = "{";
@@ -201,7 +212,7 @@ int inspect(const Codec<T>& optimized, const Codec<T>& reference, const Options&
     if (options.impl == Impl::Optimized || options.impl == Impl::Reference) {
         const SideResult<T> side = run_side(options.impl == Impl::Optimized ? optimized : reference, input);
         write_stdout(side_json(side) + "\n");
-        return side.ok ? kExitAgreeOk : kExitDecodeError;
+        return side.decoded.ok ? kExitAgreeOk : kExitDecodeError;
     }
     const SideResult<T> optimized_side = run_side(optimized, input);
     const SideResult<T> reference_side = run_side(reference, input);
@@ -218,74 +229,53 @@ int inspect(const Codec<T>& optimized, const Codec<T>& reference, const Options&
                  ",\"difference\":" + model::json_quote(difference) + peers + "}\n");
     if (!difference.empty()) return kExitDisagree;
     if (unexplained_peer) return kExitPeerDivergence;
-    return optimized_side.ok ? kExitAgreeOk : kExitDecodeError;
+    return optimized_side.decoded.ok ? kExitAgreeOk : kExitDecodeError;
 }
 
 uint64_t reencoded_length(const model::Bytes& reencoded) { return reencoded.size(); }
 
-// Builds the codec pair for one object type: the optimized size comes from its SizeComputer.
-#define SERDIFF_OBJECT_CODECS(Type, decode_name, encode_name, size_name)                                       \
-    Codec<Type>{[](std::span<const uint8_t> data) { return optimized::decode_name(data); },                    \
-                [](const Type& value) { return optimized::encode_name(value); },                               \
-                [](const Type& value, const model::Bytes&) { return optimized::size_name(value); }},           \
-        Codec<Type>{[](std::span<const uint8_t> data) { return reference::decode_name(data); },                \
-                    [](const Type& value) { return reference::encode_name(value); },                           \
-                    [](const Type&, const model::Bytes& reencoded) { return reencoded_length(reencoded); }}
-
-int inspect_transaction(const Options& options, bool allow_witness)
+// One side's entry for an object type as a Codec; a side without a SizeComputer reports the re-encoding's length.
+template <typename T, typename... Param>
+Codec<T> codec_of(const model::ObjectCodec<T, Param...>& entry, Param... param)
 {
-    using model::Transaction;
-    const Codec<Transaction> optimized_codec{
-        [=](std::span<const uint8_t> data) { return optimized::decode_transaction(data, allow_witness); },
-        [=](const Transaction& tx) { return optimized::encode_transaction(tx, allow_witness); },
-        [=](const Transaction& tx, const model::Bytes&) { return optimized::size_transaction(tx, allow_witness); }};
-    const Codec<Transaction> reference_codec{
-        [=](std::span<const uint8_t> data) { return reference::decode_transaction(data, allow_witness); },
-        [=](const Transaction& tx) { return reference::encode_transaction(tx, allow_witness); },
-        [](const Transaction&, const model::Bytes& reencoded) { return reencoded_length(reencoded); }};
-    return inspect(optimized_codec, reference_codec, options);
+    return {[=](std::span<const uint8_t> data) { return entry.decode(data, param...); },
+            [=](const T& value) { return entry.encode(value, param...); },
+            [=](const T& value, const model::Bytes& reencoded) {
+                return entry.size ? entry.size(value, param...) : reencoded_length(reencoded);
+            }};
 }
 
 int dispatch(const Options& options)
 {
+    const model::CodecTable& optimized = optimized::codec_table();
+    const model::CodecTable& reference = reference::codec_table();
     const std::string& type = options.type;
-    if (type == "compactsize") {
-        const bool range_check = options.range_check;
-        const Codec<uint64_t> optimized_codec{
-            [=](std::span<const uint8_t> data) { return optimized::decode_compactsize(data, range_check); },
-            [](const uint64_t& value) { return optimized::encode_compactsize(value); },
-            [](const uint64_t&, const model::Bytes& reencoded) { return reencoded_length(reencoded); }};
-        const Codec<uint64_t> reference_codec{
-            [=](std::span<const uint8_t> data) { return reference::decode_compactsize(data, range_check); },
-            [](const uint64_t& value) { return reference::encode_compactsize(value); },
-            [](const uint64_t&, const model::Bytes& reencoded) { return reencoded_length(reencoded); }};
-        return inspect(optimized_codec, reference_codec, options);
+    if (type == "compact_size") {
+        auto codec = [range_check = options.range_check](const model::CodecTable& table) {
+            return Codec<uint64_t>{
+                [=, &table](std::span<const uint8_t> data) { return table.decode_compact_size(data, range_check); },
+                [&table](const uint64_t& value) { return table.encode_compact_size(value); },
+                [](const uint64_t&, const model::Bytes& reencoded) { return reencoded_length(reencoded); }};
+        };
+        return inspect(codec(optimized), codec(reference), options);
     }
     if (type == "varint") {
-        const model::IntKind kind = options.int_kind;
-        const Codec<uint64_t> optimized_codec{
-            [=](std::span<const uint8_t> data) { return optimized::decode_varint(data, kind); },
-            [=](const uint64_t& value) { return optimized::encode_varint(value, kind); },
-            [](const uint64_t&, const model::Bytes& reencoded) { return reencoded_length(reencoded); }};
-        const Codec<uint64_t> reference_codec{
-            [=](std::span<const uint8_t> data) { return reference::decode_varint(data, kind); },
-            [=](const uint64_t& value) { return reference::encode_varint(value, kind); },
-            [](const uint64_t&, const model::Bytes& reencoded) { return reencoded_length(reencoded); }};
-        return inspect(optimized_codec, reference_codec, options);
+        auto codec = [kind = options.int_kind](const model::CodecTable& table) {
+            return Codec<uint64_t>{
+                [=, &table](std::span<const uint8_t> data) { return table.decode_varint(data, kind); },
+                [=, &table](const uint64_t& value) { return table.encode_varint(value, kind); },
+                [](const uint64_t&, const model::Bytes& reencoded) { return reencoded_length(reencoded); }};
+        };
+        return inspect(codec(optimized), codec(reference), options);
     }
-    if (type == "tx") return inspect_transaction(options, true);
-    if (type == "tx-nowitness") return inspect_transaction(options, false);
-    if (type == "header")
-        return inspect(SERDIFF_OBJECT_CODECS(model::BlockHeader, decode_header, encode_header, size_header), options);
-    if (type == "block")
-        return inspect(SERDIFF_OBJECT_CODECS(model::Block, decode_block, encode_block, size_block), options);
-    if (type == "locator")
-        return inspect(SERDIFF_OBJECT_CODECS(model::BlockLocator, decode_locator, encode_locator, size_locator),
-                       options);
-    if (type == "blockundo")
-        return inspect(
-            SERDIFF_OBJECT_CODECS(model::BlockUndo, decode_block_undo, encode_block_undo, size_block_undo), options);
-    throw UsageError("unknown TYPE '" + type + "' (expected " + kTypeList + ")");
+    if (type == "transaction")
+        return inspect(codec_of(optimized.transaction, options.allow_witness),
+                       codec_of(reference.transaction, options.allow_witness), options);
+#define SERDIFF_INSPECT_OBJECT(name, Type, stem) \
+    if (type == #name) return inspect(codec_of(optimized.name), codec_of(reference.name), options);
+    SERDIFF_OBJECT_TYPES(SERDIFF_INSPECT_OBJECT)
+#undef SERDIFF_INSPECT_OBJECT
+    throw UsageError("unknown TYPE '" + type + "' (expected " + type_list() + ")");
 }
 
 model::Bytes read_file(const std::string& path)
@@ -336,9 +326,15 @@ Options parse_arguments(int argc, char** argv)
     Options options;
     options.type = argv[1];
     if (options.type.starts_with("-")) throw UsageError("expected TYPE before options, got '" + options.type + "'");
+    for (const TypeAlias& alias : kTypeAliases) {
+        if (options.type == alias.alias) {
+            options.type = alias.type;
+            options.allow_witness = !alias.no_witness;
+        }
+    }
     bool known_type = false;
-    for (const char* type : kTypes) known_type = known_type || options.type == type;
-    if (!known_type) throw UsageError("unknown TYPE '" + options.type + "' (expected " + kTypeList + ")");
+    for (const std::string_view type : model::kTypeNames) known_type = known_type || options.type == type;
+    if (!known_type) throw UsageError("unknown TYPE '" + options.type + "' (expected " + type_list() + ")");
     enum class Source { None, Hex, File, Stdin } source = Source::None;
     std::string hex, path;
     auto set_source = [&](Source chosen) {
@@ -358,6 +354,9 @@ Options parse_arguments(int argc, char** argv)
             options.int_kind_given = true;
         } else if (argument == "--no-range-check") {
             options.range_check = false;
+        } else if (argument == "--no-witness") {
+            if (options.type != "transaction") throw UsageError("--no-witness applies only to TYPE transaction");
+            options.allow_witness = false;
         } else if (argument == "--hex") {
             set_source(Source::Hex);
             hex = next_value();
@@ -371,10 +370,10 @@ Options parse_arguments(int argc, char** argv)
         }
     }
     if (options.int_kind_given && options.type != "varint") throw UsageError("--int applies only to TYPE varint");
-    if (options.impl == Impl::All && options.type != "tx" && options.type != "tx-nowitness" && options.type != "block")
-        throw UsageError("--impl all applies only to TYPE tx, tx-nowitness and block (the peers decode those)");
-    if (!options.range_check && options.type != "compactsize")
-        throw UsageError("--no-range-check  applies only to TYPE compactsize");
+    if (options.impl == Impl::All && options.type != "transaction" && options.type != "block")
+        throw UsageError("--impl all applies only to TYPE transaction and block (the peers decode those)");
+    if (!options.range_check && options.type != "compact_size")
+        throw UsageError("--no-range-check applies only to TYPE compact_size");
     switch (source) {
     case Source::None: throw UsageError("no input: give --hex HEX, a FILE, or - for stdin");
     case Source::Hex:

@@ -1,0 +1,165 @@
+// Target compression: serialize/compression.h driven directly rather than through whole undo records:
+// CompressAmount/DecompressAmount on any u64, the amount and script formatters' bytes against the reference
+// writer, and the script formatter's decoding of both its own encoding and arbitrary bytes (value, error,
+// bytes consumed). Scripts are biased to the six special forms and to near misses of each (one byte off,
+// one byte short or long, keys off the curve).
+#include <array>
+#include <string>
+
+#include "crypto/crypto.h"
+#include "differential/compare.h"
+#include "differential/program_input.h"
+#include "differential/reference/primitives.h"
+#include "differential/reference/reference.h"
+#include "fuzz_targets/registry.h"
+#include "serialize/compression.h"
+#include "serialize/streams.h"
+
+using namespace serdiff;
+
+namespace {
+
+struct Outcome {
+    bool ok = false;
+    std::string error;
+    model::Bytes script;
+    size_t consumed = 0;
+};
+
+Outcome decode_optimized(std::span<const uint8_t> data)
+{
+    Outcome out;
+    optimized::SpanReader reader(data);
+    try {
+        optimized::ScriptCompressionFormatter::Unser(reader, out.script);
+        out.ok = true;
+        out.consumed = data.size() - reader.size();
+    } catch (const optimized::SerializeError& error) {
+        out.error = error.what();
+        out.script.clear();
+    }
+    return out;
+}
+
+Outcome decode_reference(std::span<const uint8_t> data)
+{
+    Outcome out;
+    reference::Reader reader(data);
+    try {
+        out.script = reference::read_compressed_script(reader);
+        out.ok = true;
+        out.consumed = reader.position();
+    } catch (const reference::ReadError& error) {
+        out.error = error.what();
+        out.script.clear();
+    }
+    return out;
+}
+
+void compare_decoding(const std::string& label, std::span<const uint8_t> data, std::span<const uint8_t> input)
+{
+    const Outcome optimized = decode_optimized(data);
+    const Outcome reference = decode_reference(data);
+    if (optimized.ok != reference.ok || optimized.error != reference.error || optimized.consumed != reference.consumed)
+        differential::report_mismatch(label, "outcome differs",
+                                      "optimized: " + (optimized.ok ? "accepted, consumed " + std::to_string(optimized.consumed)
+                                                                    : "rejected: " + optimized.error) +
+                                          "\nreference: " + (reference.ok ? "accepted, consumed " + std::to_string(reference.consumed)
+                                                                          : "rejected: " + reference.error),
+                                      input);
+    differential::compare_bytes(label + " script", optimized.script, reference.script, input);
+}
+
+// A script of one of the special forms (or a near miss of it), or plain bytes.
+model::Bytes make_script(differential::ProgramInput& in)
+{
+    const uint8_t shape = in.byte();
+    const model::Bytes body = in.payload(65);
+    model::Bytes script;
+    switch (shape % 8) {
+    case 0:  // P2PKH
+        script = {optimized::kOpDup, optimized::kOpHash160, 20};
+        script.insert(script.end(), body.begin(), body.begin() + 20);
+        script.insert(script.end(), {optimized::kOpEqualVerify, optimized::kOpCheckSig});
+        break;
+    case 1:  // P2SH
+        script = {optimized::kOpHash160, 20};
+        script.insert(script.end(), body.begin(), body.begin() + 20);
+        script.push_back(optimized::kOpEqual);
+        break;
+    case 2:  // compressed key: 0x02/0x03 prefix, or another byte
+        script = {33, static_cast<uint8_t>(shape & 0x10 ? body[0] : 0x02 + (body[0] & 1))};
+        script.insert(script.end(), body.begin() + 1, body.begin() + 33);
+        script.push_back(optimized::kOpCheckSig);
+        break;
+    case 3: {  // uncompressed key: on the curve (from a compressed x) or arbitrary bytes
+        std::array<uint8_t, 33> compressed{};
+        compressed[0] = static_cast<uint8_t>(0x02 + (body[0] & 1));
+        std::copy(body.begin() + 1, body.begin() + 33, compressed.begin() + 1);
+        std::array<uint8_t, 65> key{};
+        if (shape & 0x10 || !crypto::decompress_pubkey(compressed, key)) {
+            key[0] = 0x04;
+            std::copy(body.begin(), body.begin() + 64, key.begin() + 1);
+        }
+        script = {65};
+        script.insert(script.end(), key.begin(), key.end());
+        script.push_back(optimized::kOpCheckSig);
+        break;
+    }
+    default:  // plain bytes, up to past the 10,000-byte limit
+        return in.payload(static_cast<size_t>(in.number_at_most(model::kMaxScriptSize + 40)));
+    }
+    // Near misses: change one byte, drop the last, or add one.
+    switch ((shape >> 5) & 3) {
+    case 1: script[in.byte() % script.size()] ^= static_cast<uint8_t>(1u << (in.byte() % 8)); break;
+    case 2: script.pop_back(); break;
+    case 3: script.push_back(in.byte()); break;
+    default: break;
+    }
+    return script;
+}
+
+}  // namespace
+
+// Input: amount (a number), a script shape byte and its payload, then any bytes decoded as a compressed script.
+SERDIFF_FUZZ_TARGET(compression, .max_len = 1024)
+{
+    differential::ProgramInput in(input);
+
+    const uint64_t amount = in.number();
+    const uint64_t compressed = optimized::CompressAmount(amount);
+    if (compressed != reference::compress_amount(amount) ||
+        optimized::DecompressAmount(amount) != reference::decompress_amount(amount))
+        differential::report_mismatch("compression amount", "CompressAmount/DecompressAmount differ",
+                                      "amount " + std::to_string(amount) + ": optimized " + std::to_string(compressed) +
+                                          " / " + std::to_string(optimized::DecompressAmount(amount)) + ", reference " +
+                                          std::to_string(reference::compress_amount(amount)) + " / " +
+                                          std::to_string(reference::decompress_amount(amount)),
+                                      input);
+    {
+        model::Bytes optimized_bytes;
+        optimized::VectorWriter writer(optimized_bytes, 0);
+        optimized::AmountCompressionFormatter::Ser(writer, static_cast<int64_t>(amount));
+        reference::Writer reference_writer;
+        reference_writer.write_varint(reference::compress_amount(amount), model::IntKind::U64);
+        differential::compare_bytes("compression amount formatter", optimized_bytes, reference_writer.out, input);
+        optimized::SpanReader reader(optimized_bytes);
+        int64_t decoded = 0;
+        optimized::AmountCompressionFormatter::Unser(reader, decoded);
+        if (static_cast<uint64_t>(decoded) != reference::decompress_amount(compressed) || !reader.empty())
+            differential::report_mismatch("compression amount formatter", "decoded amount differs",
+                                          std::to_string(decoded) + " vs " +
+                                              std::to_string(reference::decompress_amount(compressed)),
+                                          input);
+    }
+
+    const model::Bytes script = make_script(in);
+    model::Bytes optimized_bytes;
+    optimized::VectorWriter writer(optimized_bytes, 0);
+    optimized::ScriptCompressionFormatter::Ser(writer, script);
+    reference::Writer reference_writer;
+    reference::write_compressed_script(reference_writer, script);
+    differential::compare_bytes("compression script encode", optimized_bytes, reference_writer.out, input);
+    compare_decoding("compression script decode (own encoding)", optimized_bytes, input);
+    compare_decoding("compression script decode (input bytes)", in.raw().rest(), input);
+}

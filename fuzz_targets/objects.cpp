@@ -1,0 +1,32 @@
+// One target per SERDIFF_OBJECT_TYPES line (model/codec_table.h), named like the type: decode arbitrary bytes
+// on both sides, compare, re-encode, size, re-decode (differential/object_check.h).
+#include <string_view>
+
+#include "differential/codecs.h"
+#include "fuzz_targets/registry.h"
+
+namespace {
+
+// Each object target's options: it covers the codec of its own name; a type not named below fuzzes with
+// the default max_len.
+constexpr serdiff::fuzz::TargetOptions object_target_options(const char* name)
+{
+    serdiff::fuzz::TargetOptions options{.codec = name};
+    const std::string_view type = name;
+    if (type == "block_header") options.max_len = 256;
+    if (type == "block") options.max_len = 262144;
+    if (type == "block_locator") options.max_len = 16384;
+    if (type == "block_undo") options.max_len = 65536;
+    // tools/corpus_gen cuts seeds for these from the real blocks.
+    options.real_data_seeds = type == "block_header" || type == "block" || type == "block_locator";
+    return options;
+}
+
+}  // namespace
+
+#define SERDIFF_OBJECT_TARGET(name, Type, stem)                                                       \
+    SERDIFF_FUZZ_TARGET(name, object_target_options(#name))                                           \
+    {                                                                                                  \
+        serdiff::differential::check_decode_round_trip(serdiff::differential::name##_codec(), input); \
+    }
+SERDIFF_OBJECT_TYPES(SERDIFF_OBJECT_TARGET)

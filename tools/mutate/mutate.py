@@ -1,0 +1,847 @@
+#!/usr/bin/env python3
+"""make mutate: mutation analysis of the optimized side (serialize/) against the fuzz suite.
+
+Mutants come from universalmutator (PyPI, pinned in tools/mutate/requirements.txt, installed into
+build/python-venv): its `mutate` CLI with the C++ rules, one source file of serialize/ at a time.
+Lines of the planted-bug hooks (serialize/planted.h, `SERDIFF_PLANTED(name)` conditions and `planted::` defect
+helpers) are never mutated.
+
+Per mutant, in a per-job copy of the source tree (mutate-out/jobs/<n>/src) and build tree:
+  1. validity + trivial compiler equivalence (TCE): every translation unit of the fuzz binary that
+     includes the file is compiled at -O2 -g0 without sanitizers; a compile error = invalid, object
+     files byte-identical to the original's for every such unit = equivalent. Both are removed.
+  2. reach: the coverage build of `make coverage` (build/coverage) replays each target's corpus; the
+     targets whose replay executes the mutated line are the ones run. None = "survived (not reached)".
+  3. incremental build of the libFuzzer + ASan/UBSan binary (as `make fuzz`; only the units that include
+     the file rebuild; ccache when installed), replay of the committed corpora (and real-data seeds) of
+     those targets, then TIME seconds of libFuzzer per target until one kills it.
+     Killed = mismatch report, sanitizer report, crash or timeout.
+
+State (resumable with --resume): mutate-out/state.json. Report: mutate-out/report.{md,json}.
+
+  tools/mutate/mutate.py run [--files serialize/file.h] [--sample N] [--seed 1] [--time 60] [--jobs 1]
+                             [--resume] [--unit] [--shard I/N] [--out mutate-out]
+  tools/mutate/mutate.py report [--out mutate-out]
+"""
+import argparse
+import concurrent.futures
+import hashlib
+import json
+import os
+import random
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools" / "fuzz"))
+import coverage as fuzz_coverage  # noqa: E402  (tools/fuzz/coverage.py: the build `make coverage` uses)
+
+VENV = ROOT / "build" / "python-venv"
+REQUIREMENTS = ROOT / "tools" / "mutate" / "requirements.txt"
+SHARED_DATA = Path(os.environ.get("SERDIFF_DATA_DIR") or ROOT.parent / "shared" / "data")
+RSS_LIMIT_MB = 2048        # as tools/fuzz/run.py
+INPUT_TIMEOUT = 30         # libFuzzer -timeout, as tools/fuzz/run.py
+STATE_VERSION = 1
+TRIAGE = ROOT / "tools" / "mutate" / "triage.tsv"   # id, verdict (equivalent|fixed|open), reason, evidence
+PLANTED_HEADER = "serialize/planted.h"
+
+lock = threading.Lock()
+
+
+def log(message):
+    print(message, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------- tools
+
+def mutate_cli():
+    """build/python-venv/bin/mutate, installing the pinned universalmutator first when needed."""
+    if not (VENV / "bin" / "python").exists():
+        log(f"mutate: creating {VENV.relative_to(ROOT)}")
+        subprocess.run(["/usr/bin/python3", "-m", "venv", str(VENV)], check=True)
+    marker = VENV / ".serdiff-mutate-requirements"
+    if not marker.exists() or marker.read_text() != REQUIREMENTS.read_text():
+        log(f"mutate: installing {REQUIREMENTS.relative_to(ROOT)} into {VENV.relative_to(ROOT)}")
+        subprocess.run([str(VENV / "bin" / "pip"), "install", "-q", "--disable-pip-version-check", "-r",
+                        str(REQUIREMENTS)], check=True)
+        marker.write_text(REQUIREMENTS.read_text())
+    return VENV / "bin" / "mutate"
+
+
+def optimized_sources():
+    return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "serialize").iterdir()
+                  if p.suffix in (".h", ".cpp") and str(p.relative_to(ROOT)) != PLANTED_HEADER)
+
+
+# ------------------------------------------------------------------------------------------ mutants
+
+# A hook's condition (SERDIFF_PLANTED(name), with the "? defect" of a ternary) or a call of a defect helper.
+PLANTED_EXPR = re.compile(r"(?:SERDIFF_PLANTED\(\w+\)|planted::\w+(?:\([^()]*\))?)(?:\s*\?[^:]*(?=:))?")
+
+
+def protected_spans(lines):
+    """{line number: [(start, end)...] or None (whole line)} that belong to planted-bug hooks."""
+    spans, depth = {}, 0
+    for number, text in enumerate(lines, 1):
+        stripped = text.strip()
+        if re.match(r"#\s*if.*SERDIFF_PLANTED", stripped):
+            depth += 1
+        if depth:
+            spans[number] = None
+            if stripped.startswith("#endif"):
+                depth -= 1
+            continue
+        if "serialize/planted.h" in text or stripped.startswith("if constexpr (SERDIFF_PLANTED("):
+            spans[number] = None
+        elif "SERDIFF_PLANTED(" in text or "planted::" in text:
+            spans[number] = [(m.start(), m.end()) for m in PLANTED_EXPR.finditer(text)]
+    return spans
+
+
+def strip_comments(text):
+    text = re.sub(r"/\*.*?\*/", "", text)
+    text = re.sub(r"//.*", "", text)
+    return re.sub(r"\s+", "", text)
+
+
+def changed_span(old, new):
+    prefix = 0
+    while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(old), len(new)) - prefix and old[-1 - suffix] == new[-1 - suffix]:
+        suffix += 1
+    return prefix, len(old) - suffix
+
+
+def generate(cli, path):
+    """universalmutator's mutants of one file: [{id, file, line, rule, original, mutated}], minus
+    comment-only changes and planted-hook lines; plus counts of what was dropped."""
+    source = (ROOT / path).read_text()
+    lines = source.splitlines()
+    protected = protected_spans(lines)
+    rule_text = {}
+    with tempfile.TemporaryDirectory(prefix="serdiff-mutate-") as directory:
+        # --noCheck: validity is decided later by compiling the units that include the file.
+        output = subprocess.run([str(cli), str(ROOT / path), "cpp", "--noCheck", "--showRules",
+                                 "--mutantDir", directory], check=True, capture_output=True, text=True).stdout
+        mutants, dropped = [], {"comment": 0, "planted": 0}
+        pattern = re.compile(r"^PROCESSING MUTANT: (\d+): .*\(FROM: (\S+)\)\.\.\.VALID \[written to (\S+)\]")
+        for out_line in output.splitlines():
+            match = pattern.match(out_line)
+            if not match:
+                continue
+            number, rule, mutant_file = int(match.group(1)), match.group(2), Path(match.group(3))
+            mutated_lines = mutant_file.read_text().splitlines()
+            mutated = mutated_lines[number - 1] if number - 1 < len(mutated_lines) else ""
+            original = lines[number - 1]
+            if len(mutated_lines) != len(lines) or mutated == original:
+                continue
+            if strip_comments(mutated) == strip_comments(original):
+                dropped["comment"] += 1
+                continue
+            if number in protected:
+                spans = protected[number]
+                start, end = changed_span(original, mutated)
+                if spans is None or any(start < e and s < max(end, start + 1) for s, e in spans):
+                    dropped["planted"] += 1
+                    continue
+            if rule not in rule_text:
+                rule_text[rule] = describe_rule(rule)
+            operator = rule_text[rule]
+            if operator == rule and mutated.strip() == f"/*{original.strip()}*/":
+                operator = f"{rule.split(':')[1]}: delete the line (/*...*/)"
+            index = int(mutant_file.name.split(".mutant.")[1].split(".")[0])
+            mutants.append({"id": f"{path}#{index}", "file": path, "line": number, "rule": rule,
+                            "operator": operator, "original": original, "mutated": mutated})
+    return mutants, dropped
+
+
+def describe_rule(rule):
+    """'builtin:c_like.rules:112' -> the rule's text ('lhs ==> rhs')."""
+    try:
+        _, name, number = rule.split(":")
+        rules = VENV / "lib"
+        found = next(rules.glob(f"python3*/site-packages/universalmutator/static/{name}"))
+        text = found.read_text().splitlines()[int(number) - 1].strip()
+        return f"{name}: {text}"
+    except (ValueError, StopIteration, IndexError, OSError):
+        return rule
+
+
+def sample_order(mutants, seed):
+    """A seeded order that spreads every prefix over the files in proportion to their mutant counts,
+    with each file's first pick at the front (so even a small SAMPLE touches every file)."""
+    by_file = {}
+    for m in mutants:
+        by_file.setdefault(m["file"], []).append(m)
+    keyed = []
+    for file_index, (path, items) in enumerate(sorted(by_file.items())):
+        rng = random.Random(f"{seed}:{path}")
+        order = items[:]
+        rng.shuffle(order)
+        for rank, m in enumerate(order):
+            keyed.append(((rank / len(order)) if rank else -1.0, file_index, m))
+    keyed.sort(key=lambda k: (k[0], k[1]))
+    return [m for _, _, m in keyed]
+
+
+# ----------------------------------------------------------------------------------------- coverage
+
+def coverage_map(jobs):
+    """{file: {line: {target: count}}} from each target's corpus replay in the coverage build, and
+    {file: set(instrumented lines)}."""
+    log("mutate: coverage build and per-target replay (tools/fuzz/coverage.py, build/coverage) ...")
+    binary = fuzz_coverage.build(jobs)
+    fuzz_coverage.replay_all(binary)
+    profiles = fuzz_coverage.BUILD / "profiles"
+    reach, instrumented = {}, {}
+    sources = [str(ROOT / s) for s in optimized_sources()]
+    for raw in sorted(profiles.glob("*.profraw")):
+        target = raw.stem
+        data = fuzz_coverage.BUILD / f"target-{target}.profdata"
+        subprocess.run(["llvm-profdata-19", "merge", "-sparse", "-o", str(data), str(raw)], check=True)
+        lcov = subprocess.run(["llvm-cov-19", "export", "-format=lcov", f"-instr-profile={data}", str(binary)]
+                              + sources, check=True, capture_output=True, text=True).stdout
+        current = None
+        for line in lcov.splitlines():
+            if line.startswith("SF:"):
+                current = str(Path(line[3:]).resolve().relative_to(ROOT))
+            elif line.startswith("DA:") and current:
+                number, count = line[3:].split(",")[:2]
+                instrumented.setdefault(current, set()).add(int(number))
+                if int(count) > 0:
+                    reach.setdefault(current, {}).setdefault(int(number), {})[target] = int(count)
+    return ({f: {str(n): t for n, t in lines.items()} for f, lines in reach.items()},
+            {f: sorted(lines) for f, lines in instrumented.items()})
+
+
+def targets_for(state, path, line):
+    """(targets ordered by how often their replay runs the line, how the reach was found)."""
+    reach = state["coverage"]["reach"].get(path, {})
+    instrumented = set(state["coverage"]["instrumented"].get(path, []))
+    if line in instrumented:
+        counts = reach.get(str(line), {})
+        return sorted(counts, key=lambda t: (-counts[t], t)), "line"
+    # A line without code of its own (a declaration, a constant, a signature): the nearest instrumented
+    # lines above and below stand for it.
+    counts = {}
+    for step in (-1, 1):
+        probe = line + step
+        while 0 < probe and abs(probe - line) <= 20:
+            if probe in instrumented:
+                for t, c in reach.get(str(probe), {}).items():
+                    counts[t] = counts.get(t, 0) + c
+                break
+            probe += step
+    if counts:
+        return sorted(counts, key=lambda t: (-counts[t], t)), "nearest"
+    counts = {}
+    for per_line in reach.values():
+        for t, c in per_line.items():
+            counts[t] = counts.get(t, 0) + c
+    return sorted(counts, key=lambda t: (-counts[t], t)), "file"
+
+
+# -------------------------------------------------------------------------------------------- jobs
+
+def tracked_files():
+    listing = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True,
+                             capture_output=True).stdout.decode()
+    return [f for f in listing.split("\0") if f and not f.startswith(("corpora/", "build/"))]
+
+
+class Job:
+    """One worker: a copy of the source tree, its fuzz build tree, its TCE compiles."""
+
+    def __init__(self, index, out, build_jobs, unit):
+        self.index, self.out, self.unit = index, out, unit
+        self.base = out / "jobs" / str(index)
+        self.src = self.base / "src"
+        self.build = self.base / ("build-unit" if unit else "build")
+        self.build_jobs = build_jobs
+        self.tce_baseline = {}
+        self.units_of = {}
+
+    def sync(self):
+        """Copies changed files of the checkout into the job's tree (unchanged files keep their mtime)."""
+        for name in tracked_files():
+            source, copy = ROOT / name, self.src / name
+            if not source.is_file():
+                continue
+            data = source.read_bytes()
+            if copy.exists() and copy.read_bytes() == data:
+                continue
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_bytes(data)
+            shutil.copymode(source, copy)
+        link = self.src / "corpora"
+        if not link.exists():
+            link.symlink_to(ROOT / "corpora")
+
+    def configure(self):
+        flags = ["-DCMAKE_C_COMPILER=clang-19", "-DCMAKE_CXX_COMPILER=clang++-19",
+                 "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DSERDIFF_SANITIZERS=address,undefined",
+                 "-DSERDIFF_FUZZ_ENGINE=libfuzzer", f"-DSERDIFF_BUILD_TESTS={'ON' if self.unit else 'OFF'}",
+                 "-DSERDIFF_PEERS=OFF", "-DSERDIFF_WERROR=OFF", f"-DSERDIFF_DATA_DIR={SHARED_DATA}"]
+        if shutil.which("ccache"):
+            flags += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"]
+        subprocess.run(["cmake", "-S", str(self.src), "-B", str(self.build), "-G", "Ninja"] + flags,
+                       check=True, stdout=subprocess.DEVNULL)
+
+    def ninja(self, targets, timeout=3600):
+        return subprocess.run(["cmake", "--build", str(self.build), "-j", str(self.build_jobs), "--target"] + targets,
+                              capture_output=True, text=True, timeout=timeout, env=ccache_env(self.out))
+
+    def setup(self):
+        self.sync()
+        self.configure()
+        result = self.ninja(["serdiff_fuzz_libfuzzer", "serdiff_corpus_gen"] + (["all"] if self.unit else []))
+        if result.returncode != 0:
+            sys.exit(f"mutate: job {self.index}: the original tree does not build:\n{result.stdout[-4000:]}")
+        self.read_dependencies()
+
+    def read_dependencies(self):
+        """{file of serialize/: [(unit source, compile command)]} for the units of the fuzz binary."""
+        commands = {}
+        for entry in json.loads((self.build / "compile_commands.json").read_text()):
+            arguments = entry["arguments"] if "arguments" in entry else shlex.split(entry["command"])
+            output = entry.get("output") or (arguments[arguments.index("-o") + 1] if "-o" in arguments else "")
+            if output:
+                commands[str((Path(entry["directory"]) / output).resolve())] = entry
+        deps = subprocess.run(["ninja", "-C", str(self.build), "-t", "deps"], check=True, capture_output=True,
+                              text=True).stdout
+        units_of, current = {}, None
+        for line in deps.splitlines():
+            if line and not line.startswith(" "):
+                current = str((self.build / line.split(":")[0]).resolve())
+                continue
+            path = line.strip()
+            if not path or current not in commands:
+                continue
+            resolved = (self.build / path).resolve()
+            try:
+                relative = str(resolved.relative_to(self.src.resolve()))
+            except ValueError:
+                continue
+            if relative.startswith("serialize/"):
+                units_of.setdefault(relative, []).append(commands[current])
+        if not any(path.startswith("serialize/") for path in units_of):
+            sys.exit(f"mutate: job {self.index}: no unit of the fuzz binary found to include serialize/ "
+                     f"(ninja -t deps in {self.build}); cannot tell equivalent mutants")
+        self.units_of = units_of
+
+    def restore(self, path):
+        (self.src / path).write_bytes((ROOT / path).read_bytes())
+
+    def apply(self, mutant):
+        lines = (ROOT / mutant["file"]).read_text().split("\n")
+        lines[mutant["line"] - 1] = mutant["mutated"]
+        (self.src / mutant["file"]).write_text("\n".join(lines))
+
+    def tce_compile(self, entry, scratch):
+        """Object bytes' SHA-256 of one unit at -O2 -g0 without sanitizers, or (None, error text)."""
+        arguments = entry["arguments"] if "arguments" in entry else shlex.split(entry["command"])
+        if arguments and Path(arguments[0]).name == "ccache":
+            arguments = arguments[1:]
+        kept, skip = [], False
+        for argument in arguments:
+            if skip:
+                skip = False
+                continue
+            if argument in ("-o", "-MF", "-MT", "-MQ"):
+                skip = True
+                continue
+            if (argument.startswith(("-fsanitize", "-fno-sanitize", "-O", "-g", "-Werror", "-MD", "-MMD"))
+                    and argument != "-fsanitize=fuzzer-no-link"):
+                continue
+            if argument == "-fsanitize=fuzzer-no-link":
+                continue
+            kept.append(argument)
+        output = scratch / "unit.o"
+        result = subprocess.run(kept + ["-O2", "-g0", "-o", str(output)], cwd=entry["directory"],
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            return None, result.stderr[-3000:]
+        digest = hashlib.sha256(output.read_bytes()).hexdigest()
+        output.unlink()
+        return digest, ""
+
+    def unit_order(self, mutant, targets):
+        units = self.units_of.get(mutant["file"], [])
+
+        def rank(entry):
+            name = Path(entry["file"]).name
+            if Path(entry["file"]).parent.name == "fuzz_targets" and Path(name).stem in targets:
+                return (0, targets.index(Path(name).stem))
+            if Path(entry["file"]).resolve() == (self.src / mutant["file"]).resolve():
+                return (1, 0)
+            return (2 + ("differential" not in entry["file"]), name)
+        return sorted(units, key=rank)
+
+    def tce(self, mutant, targets):
+        """'invalid' (with the error), 'equivalent', or 'different' (with the first unit that differs)."""
+        units = self.unit_order(mutant, targets)
+        if not units:
+            raise RuntimeError(f"no unit of the fuzz binary includes {mutant['file']}")
+        scratch = Path(tempfile.mkdtemp(prefix="tce-", dir=self.base))
+        try:
+            for entry in units:
+                key = entry["file"]
+                if key not in self.tce_baseline:
+                    self.restore(mutant["file"])
+                    self.tce_baseline[key], error = self.tce_compile(entry, scratch)
+                    if self.tce_baseline[key] is None:
+                        raise RuntimeError(f"original unit {key} does not compile: {error}")
+                self.apply(mutant)
+                digest, error = self.tce_compile(entry, scratch)
+                if digest is None:
+                    return "invalid", f"{Path(key).name}: {first_error(error)}"
+                if digest != self.tce_baseline[key]:
+                    return "different", str(Path(key).relative_to(self.src))
+            return "equivalent", f"identical objects in all {len(units)} units (-O2 -g0)"
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    def run_fuzzer(self, target, options, arguments, timeout, shared):
+        binary = self.build / "bin" / "serdiff_fuzz_libfuzzer"
+        crashes = self.base / "crashes"
+        shutil.rmtree(crashes, ignore_errors=True)
+        crashes.mkdir(parents=True)
+        dictionary = ROOT / "corpora" / "dicts" / f"{target}.dict"
+        command = [str(binary), f"-rss_limit_mb={RSS_LIMIT_MB}", f"-max_len={options['max_len']}",
+                   f"-timeout={INPUT_TIMEOUT}", f"-artifact_prefix={crashes}/"] + arguments
+        if dictionary.exists():
+            command.append(f"-dict={dictionary}")
+        corpora = [ROOT / "corpora" / target]
+        if shared and (shared / target).is_dir():
+            corpora.append(shared / target)
+        started = time.time()
+        try:
+            result = subprocess.run(command + [str(c) for c in corpora if c.is_dir()], capture_output=True,
+                                    env={**os.environ, "FUZZ": target}, timeout=timeout, cwd=self.base)
+            text, status = result.stderr.decode(errors="replace") + result.stdout.decode(errors="replace"), \
+                result.returncode
+        except subprocess.TimeoutExpired as expired:
+            text, status = ((expired.stderr or b"") + (expired.stdout or b"")).decode(errors="replace"), "timeout"
+        seconds = time.time() - started
+        return status, text, seconds
+
+
+def ccache_env(out):
+    return {**os.environ, "CCACHE_DIR": str(out / "ccache"), "CCACHE_BASEDIR": str(out / "jobs"),
+            "CCACHE_NOHASHDIR": "1", "CCACHE_MAXSIZE": "5G"}
+
+
+def first_error(text):
+    for line in text.splitlines():
+        if "error:" in line:
+            return line.strip()[:240]
+    return text.strip().splitlines()[-1][:240] if text.strip() else "compile failed"
+
+
+def classify(text, status):
+    """The check that fired, from the engine's output."""
+    mismatch = re.search(r"==== serdiff MISMATCH in (.*?) ====", text)
+    if mismatch:
+        return f"mismatch: {mismatch.group(1)}"
+    for pattern, name in ((r"ERROR: AddressSanitizer: ([\w-]+)", "asan"), (r"runtime error: ([^\n]{0,120})", "ubsan"),
+                          (r"ERROR: LeakSanitizer", "leak"), (r"ERROR: libFuzzer: timeout", "timeout"),
+                          (r"ERROR: libFuzzer: out-of-memory", "out-of-memory"),
+                          (r"ERROR: libFuzzer: deadly signal", "crash (deadly signal)"),
+                          (r"ERROR: libFuzzer: fuzz target exited", "fuzz target exited"),
+                          (r"uncaught exception[^\n]{0,120}", "uncaught exception")):
+        match = re.search(pattern, text)
+        if match:
+            return f"{name}: {match.group(1)}" if match.groups() else name
+    if status == "timeout":
+        return "timeout (engine did not stop)"
+    return f"exit status {status}"
+
+
+# ------------------------------------------------------------------------------------------- state
+
+def load_state(path):
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def save_state(path, state):
+    with lock:
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(state, indent=1))
+        temporary.replace(path)
+
+
+def plan(arguments, cli, out):
+    files = arguments.files or optimized_sources()
+    for path in files:
+        if path == PLANTED_HEADER or not path.startswith("serialize/") or not (ROOT / path).is_file():
+            sys.exit(f"mutate: {path}: not a source file of the optimized side (serialize/, planted.h excluded)")
+    generated, dropped_total, per_file = [], {"comment": 0, "planted": 0}, {}
+    for path in files:
+        mutants, dropped = generate(cli, path)
+        log(f"mutate: {path}: {len(mutants)} mutants (dropped: {dropped['comment']} comment-only, "
+            f"{dropped['planted']} on planted-bug hooks)")
+        generated += mutants
+        per_file[path] = len(mutants)
+        for k in dropped_total:
+            dropped_total[k] += dropped[k]
+    ordered = sample_order(generated, arguments.seed)
+    if arguments.only:
+        wanted = set(arguments.only)
+        ordered = [m for m in ordered if m["id"] in wanted]
+        missing = wanted - {m["id"] for m in ordered}
+        if missing:
+            sys.exit(f"mutate: --only: no such mutant(s) {', '.join(sorted(missing))} (ids are file#number)")
+    if arguments.shard:
+        index, count = map(int, arguments.shard.split("/"))
+        ordered = [m for n, m in enumerate(ordered) if n % count == index]
+    for m in ordered:
+        m["status"] = "pending"
+    return {"version": STATE_VERSION,
+            "config": {"files": files, "sample": arguments.sample, "seed": arguments.seed, "time": arguments.time,
+                       "shard": arguments.shard, "unit": arguments.unit,
+                       "universalmutator": REQUIREMENTS.read_text().split("==")[-1].strip()},
+            "generated": len(generated), "generated_per_file": per_file, "dropped": dropped_total,
+            "mutants": ordered}
+
+
+def selected(state):
+    """The mutants this run handles: all, or the first ones in sample order until SAMPLE valid
+    non-equivalent mutants are reached (invalid and equivalent ones do not count toward SAMPLE)."""
+    sample = state["config"]["sample"]
+    if not sample:
+        return state["mutants"]
+    chosen, counted = [], 0
+    for m in state["mutants"]:
+        if counted >= sample:
+            break
+        chosen.append(m)
+        if m["status"] not in ("invalid", "equivalent"):
+            counted += 1
+    return chosen
+
+
+def process(job, mutant, state, options, shared, seconds, arguments):
+    started = time.time()
+    targets, reach_kind = targets_for(state, mutant["file"], mutant["line"])
+    mutant["targets"], mutant["reach"] = targets, reach_kind
+    try:
+        verdict, detail = job.tce(mutant, targets)
+        if verdict != "different":
+            mutant["status"], mutant["detail"] = verdict, detail
+            return
+        mutant["differs_in"] = detail
+        if not targets:
+            mutant["status"] = "survived"
+            mutant["detail"] = "not reached: no target's corpus replay executes the line"
+            mutant["not_reached"] = True
+            return
+        job.apply(mutant)
+        build_started = time.time()
+        result = job.ninja(["serdiff_fuzz_libfuzzer"] + (["all"] if arguments.unit else []))
+        mutant["build_seconds"] = round(time.time() - build_started, 1)
+        if result.returncode != 0:
+            mutant["status"], mutant["detail"] = "invalid", "fuzz build: " + first_error(result.stdout)
+            return
+        # 1. Replay: every reaching target's committed corpus (and real-data seeds), no mutation.
+        for target in targets:
+            status, text, took = job.run_fuzzer(target, options[target], ["-runs=0"], 900, shared)
+            if status != 0:
+                mutant.update(status="killed", phase="replay", target=target, check=classify(text, status),
+                              seconds=round(took, 1))
+                return
+        # 2. Fuzz each reaching target for TIME seconds until one kills it (fresh corpus each time).
+        spent = 0.0
+        for target in targets:
+            scratch = job.base / "fuzz-corpus"
+            shutil.rmtree(scratch, ignore_errors=True)
+            scratch.mkdir(parents=True)
+            status, text, took = job.run_fuzzer(
+                target, options[target], [f"-max_total_time={seconds}", "-seed=1", str(scratch)],
+                seconds + INPUT_TIMEOUT + 300, shared)
+            if status != 0:
+                mutant.update(status="killed", phase="fuzz", target=target, check=classify(text, status),
+                              seconds=round(spent + took, 1))
+                return
+            spent += took
+        mutant["status"] = "survived"
+        mutant["detail"] = f"no kill by replay nor {seconds} s of fuzzing per target"
+    finally:
+        if arguments.unit and mutant.get("status") in ("killed", "survived") and not mutant.get("not_reached"):
+            result = subprocess.run(["ctest", "--test-dir", str(job.build), "-LE", "fuzz", "-j1", "--timeout", "300"],
+                                    capture_output=True, text=True)
+            mutant["unit_killed"] = result.returncode != 0
+        job.restore(mutant["file"])
+        mutant["elapsed"] = round(time.time() - started, 1)
+
+
+def progress(state, chosen, started_at, processed_now):
+    done = [m for m in chosen if m["status"] != "pending"]
+    count = lambda s: sum(1 for m in done if m["status"] == s)  # noqa: E731
+    unreached = sum(1 for m in done if m.get("not_reached"))
+    remaining = len(chosen) - len(done)
+    eta = "?"
+    if processed_now:
+        per = (time.time() - started_at) / processed_now
+        eta = f"{per * remaining / 60:.0f} min"
+    log(f"mutate: [{len(done)}/{len(chosen)}] killed {count('killed')} survived {count('survived')} "
+        f"(not reached {unreached}) invalid {count('invalid')} equivalent {count('equivalent')}  ETA {eta}")
+
+
+def run(arguments):
+    out = Path(arguments.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    # --only runs keep their own state and report beside the main run's (only-state.json, only-report.*).
+    prefix = "only-" if arguments.only else ""
+    state_path = Path(arguments.state).resolve() if arguments.state else out / f"{prefix}state.json"
+    cli = mutate_cli()
+    state = load_state(state_path) if arguments.resume else None
+    if arguments.resume and state is None:
+        log(f"mutate: --resume but no {state_path}; starting afresh")
+    if state is None:
+        state = plan(arguments, cli, out)
+        state["coverage"] = dict(zip(("reach", "instrumented"), coverage_map(arguments.jobs)))
+        save_state(state_path, state)
+    else:
+        # A resumed run keeps its plan and coverage; SAMPLE/TIME may be raised.
+        state["config"]["sample"] = arguments.sample if arguments.sample is not None else state["config"]["sample"]
+        state["config"]["time"] = arguments.time
+        for m in state["mutants"]:
+            if m["status"] == "running":
+                m["status"] = "pending"
+    chosen = selected(state)
+    log(f"mutate: {state['generated']} mutants generated over {len(state['config']['files'])} file(s); "
+        f"state in {state_path}")
+
+    jobs_count = max(1, arguments.jobs)
+    build_jobs = max(1, (os.cpu_count() or 1) // jobs_count)
+    jobs = [Job(i, out, build_jobs, arguments.unit) for i in range(jobs_count)]
+    log(f"mutate: preparing {jobs_count} job tree(s) under {out / 'jobs'} (first build is a full one) ...")
+    for job in jobs:
+        job.setup()
+    binary = jobs[0].build / "bin" / "serdiff_fuzz_libfuzzer"
+    listing = subprocess.run([str(binary), "--list", "--json"], check=True, capture_output=True, text=True,
+                             env={**os.environ, "FUZZ": ""}).stdout
+    options = {e["name"]: e for e in json.loads(listing)}
+    shared = None
+    if (SHARED_DATA / "blocks").is_dir():
+        shared = out / "shared-seeds"
+        shutil.rmtree(shared, ignore_errors=True)
+        subprocess.run([str(jobs[0].build / "bin" / "serdiff_corpus_gen"), "--shared-data", str(SHARED_DATA),
+                        "--out", str(shared)], check=True, stdout=subprocess.DEVNULL)
+
+    started_at, processed = time.time(), [0]
+    free = list(jobs)
+    free_lock = threading.Condition()
+
+    def work(mutant):
+        with free_lock:
+            while not free:
+                free_lock.wait()
+            job = free.pop()
+        try:
+            mutant["status"] = "running"
+            process(job, mutant, state, options, shared, state["config"]["time"], arguments)
+        except Exception as error:  # a broken mutant run is recorded, not fatal to the whole analysis
+            mutant["status"], mutant["detail"] = "error", f"{type(error).__name__}: {error}"
+            job.restore(mutant["file"])
+        finally:
+            with free_lock:
+                free.append(job)
+                free_lock.notify()
+        processed[0] += 1
+        save_state(state_path, state)
+        m = mutant
+        log(f"mutate: {m['id']} line {m['line']}: {m['status']}"
+            + (f" by {m['target']} ({m['phase']}, {m['seconds']} s): {m['check']}" if m["status"] == "killed"
+               else f": {m.get('detail', '')}"))
+        progress(state, selected(state), started_at, processed[0])
+
+    while True:
+        pending = [m for m in selected(state) if m["status"] == "pending"]
+        if not pending:
+            break
+        # Only as many as can still count toward SAMPLE, then re-select (invalid/equivalent ones refill).
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs_count) as pool:
+            list(pool.map(work, pending[:jobs_count * 4]))
+    write_report(state, out, prefix)
+    return 0
+
+
+# ------------------------------------------------------------------------------------------ report
+
+def summarize(state):
+    chosen = selected(state)
+    done = [m for m in chosen if m["status"] not in ("pending", "running")]
+    scored = [m for m in done if m["status"] in ("killed", "survived")]
+    killed = [m for m in scored if m["status"] == "killed"]
+    kill_times = [m["seconds"] for m in killed]
+    per_file, per_operator = {}, {}
+    for m in done:
+        for table, key in ((per_file, m["file"]), (per_operator, m["operator"])):
+            row = table.setdefault(key, {"killed": 0, "survived": 0, "not_reached": 0, "invalid": 0,
+                                         "equivalent": 0, "error": 0})
+            row[m["status"]] += 1
+            if m.get("not_reached"):
+                row["not_reached"] += 1
+    return {
+        "config": state["config"], "generated": state["generated"],
+        "generated_per_file": state["generated_per_file"], "dropped": state["dropped"],
+        "selected": len(chosen), "done": len(done),
+        "invalid": sum(1 for m in done if m["status"] == "invalid"),
+        "equivalent": sum(1 for m in done if m["status"] == "equivalent"),
+        "errors": sum(1 for m in done if m["status"] == "error"),
+        "valid_non_equivalent": len(scored), "killed": len(killed),
+        "killed_by_replay": sum(1 for m in killed if m.get("phase") == "replay"),
+        "killed_by_fuzzing": sum(1 for m in killed if m.get("phase") == "fuzz"),
+        "survived": len(scored) - len(killed),
+        "survived_not_reached": sum(1 for m in scored if m.get("not_reached")),
+        "score": round(100.0 * len(killed) / len(scored), 1) if scored else None,
+        "median_seconds_to_kill": statistics.median(kill_times) if kill_times else None,
+        "median_seconds_to_kill_by_fuzzing": (statistics.median([m["seconds"] for m in killed if m["phase"] == "fuzz"])
+                                              if any(m["phase"] == "fuzz" for m in killed) else None),
+        "unit_killed": sum(1 for m in scored if m.get("unit_killed")) if state["config"].get("unit") else None,
+        "per_file": per_file, "per_operator": per_operator,
+        "mutants": done,
+    }
+
+
+def table(rows, header):
+    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
+    lines = ["| " + " | ".join(str(h).ljust(w) for h, w in zip(header, widths)) + " |",
+             "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    lines += ["| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def score_rows(per):
+    rows = []
+    for key, r in sorted(per.items()):
+        scored = r["killed"] + r["survived"]
+        rows.append((key, scored, r["killed"], r["survived"], r["not_reached"], r["invalid"], r["equivalent"],
+                     f"{100.0 * r['killed'] / scored:.0f}%" if scored else "-"))
+    return rows
+
+
+def load_triage():
+    """{mutant id: (verdict, reason)} from tools/mutate/triage.tsv (tab-separated, '#' comments)."""
+    triage = {}
+    if TRIAGE.exists():
+        for line in TRIAGE.read_text().splitlines():
+            if line.strip() and not line.startswith("#"):
+                fields = line.split("\t")
+                if len(fields) >= 3 and fields[0] != "id":
+                    triage[fields[0]] = (fields[1], fields[2])
+    return triage
+
+
+def write_report(state, out, prefix=""):
+    summary = summarize(state)
+    triage = load_triage()
+    survivors = [m for m in summary["mutants"] if m["status"] == "survived"]
+    summary["survivors_triaged"] = {verdict: sum(1 for m in survivors if triage.get(m["id"], ("untriaged",))[0] == verdict)
+                                    for verdict in ("equivalent", "fixed", "open", "untriaged")}
+    (out / f"{prefix}report.json").write_text(json.dumps(summary, indent=1))
+    header = ("", "valid", "killed", "survived", "not reached", "invalid", "equivalent", "score")
+    config = summary["config"]
+    lines = [
+        "# Mutation analysis of serialize/",
+        "",
+        f"universalmutator {config['universalmutator']}, seed {config['seed']}, SAMPLE={config['sample'] or 'all'}, "
+        f"TIME={config['time']} s per target{', shard ' + config['shard'] if config.get('shard') else ''}.",
+        "",
+        f"- generated: {summary['generated']} (after dropping {summary['dropped']['comment']} comment-only and "
+        f"{summary['dropped']['planted']} planted-hook mutants); selected {summary['selected']}, done {summary['done']}",
+        f"- invalid (do not compile): {summary['invalid']}; equivalent (identical -O2 objects): {summary['equivalent']}"
+        + (f"; errors: {summary['errors']}" if summary["errors"] else ""),
+        f"- valid non-equivalent: {summary['valid_non_equivalent']}; killed {summary['killed']} "
+        f"({summary['killed_by_replay']} by corpus replay, {summary['killed_by_fuzzing']} by fuzzing); "
+        f"survived {summary['survived']} ({summary['survived_not_reached']} not reached)",
+        f"- **score: {summary['score']}%**; median seconds to kill: {summary['median_seconds_to_kill']} "
+        f"(by fuzzing only: {summary['median_seconds_to_kill_by_fuzzing']})",
+    ]
+    if summary["unit_killed"] is not None:
+        lines.append(f"- ctest alone (UNIT=1) kills {summary['unit_killed']} of {summary['valid_non_equivalent']}")
+    lines += ["", "## By file", "", table(score_rows(summary["per_file"]), ("file",) + header[1:]),
+              "", "## By operator (universalmutator rule)", "",
+              table(score_rows(summary["per_operator"]), ("rule",) + header[1:]), "", "## Survivors", ""]
+    lines.insert(lines.index("## Survivors") + 2, "Triage (tools/mutate/triage.tsv): " + ", ".join(
+        f"{count} {verdict}" for verdict, count in summary["survivors_triaged"].items()) + "\n")
+    if not survivors:
+        lines.append("None.")
+    for m in survivors:
+        lines += [f"### {m['id']} ({m['file']}:{m['line']}, {m['operator']})", "",
+                  f"{m.get('detail', '')}; targets that ran: {', '.join(m.get('targets', [])) or 'none'} "
+                  f"(reach by {m.get('reach', '?')})", "",
+                  "Triage: " + (": ".join(triage[m["id"]]) if m["id"] in triage else "**untriaged**"), "", "```diff",
+                  f"- {m['original'].strip()}", f"+ {m['mutated'].strip()}", "```", ""]
+    text = "\n".join(lines) + "\n"
+    (out / f"{prefix}report.md").write_text(text)
+    log("")
+    log(table(score_rows(summary["per_file"]), ("file",) + header[1:]))
+    log("")
+    log(table(score_rows(summary["per_operator"]), ("rule",) + header[1:]))
+    log("")
+    for line in lines[4:9]:
+        log(line)
+    log(f"mutate: report in {out / (prefix + 'report.md')} and {out / (prefix + 'report.json')}")
+
+
+def merge_states(arguments):
+    """Joins shard states (the nightly workflow) into one state and writes its report."""
+    out = Path(arguments.out).resolve()
+    states = [json.loads(Path(p).read_text()) for p in arguments.states]
+    merged = states[0]
+    merged["mutants"] = [m for s in states for m in s["mutants"]]
+    merged["config"]["shard"] = None
+    merged["config"]["sample"] = None
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "state.json").write_text(json.dumps(merged, indent=1))
+    write_report(merged, out)
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["run", "report", "merge"])
+    parser.add_argument("states", nargs="*", help="merge: shard state files")
+    parser.add_argument("--files", default="", help="space/comma-separated files of serialize/ (default: all)")
+    parser.add_argument("--sample", type=int, default=None, help="valid non-equivalent mutants to run (default: all)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--time", type=int, default=60, help="fuzzing seconds per reaching target (default 60)")
+    parser.add_argument("--jobs", type=int, default=1, help="mutants at once, each with its own tree")
+    parser.add_argument("--resume", action="store_true", help="continue the run recorded in the state file")
+    parser.add_argument("--unit", action="store_true", help="also record whether ctest alone kills each mutant")
+    parser.add_argument("--shard", default="", help="I/N: this run takes every N-th mutant from the I-th")
+    parser.add_argument("--only", default="", help="re-run these mutant ids (file#number, space/comma-separated), "
+                        "e.g. a survivor after strengthening; use with --state to keep the main run's state")
+    parser.add_argument("--out", default=str(ROOT / "mutate-out"))
+    parser.add_argument("--state", default="", help="state file (default: <out>/state.json)")
+    arguments = parser.parse_args()
+    arguments.files = [f for f in re.split(r"[,\s]+", arguments.files) if f]
+    arguments.only = [m for m in re.split(r"[,\s]+", arguments.only) if m]
+    if arguments.only and not arguments.files:
+        arguments.files = sorted({m.split("#")[0] for m in arguments.only})
+    if arguments.sample == 0:
+        arguments.sample = None
+    if arguments.command == "report":
+        state_path = Path(arguments.state) if arguments.state else Path(arguments.out) / "state.json"
+        Path(arguments.out).mkdir(parents=True, exist_ok=True)
+        write_report(json.loads(state_path.read_text()), Path(arguments.out))
+        return 0
+    if arguments.command == "merge":
+        return merge_states(arguments)
+    return run(arguments)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
