@@ -125,7 +125,7 @@ TEST(BlockCheck, MainnetBlocksPassAndEachCheckFiresOnItsField)
     if (!have_data()) GTEST_SKIP() << "real data directory " << data_dir() << " is absent (see its README.md)";
     const auto files = mainnet_block_files();
     ASSERT_EQ(files.size(), 4u);
-    size_t with_commitment = 0;
+    size_t with_commitment = 0, odd_counts = 0;
     for (const fs::path& path : files) {
         SCOPED_TRACE(path.filename().string());
         const Bytes raw = read_file_bytes(path);
@@ -159,11 +159,24 @@ TEST(BlockCheck, MainnetBlocksPassAndEachCheckFiresOnItsField)
             no_nonce.transactions[0].inputs[0].witness.stack.clear();
             EXPECT_EQ(failures(no_nonce, hash, ids).rfind("witness commitment: the coinbase witness", 0), 0u);
         }
+        // CVE-2012-2459: a block with an odd number of transactions and its last one repeated has the same
+        // merkle root (and, the wtxid list repeating too, the same witness root); only the mutation check sees it.
+        if (block.transactions.size() % 2 == 1) {
+            ++odd_counts;
+            model::Block duplicated = block;
+            duplicated.transactions.push_back(block.transactions.back());
+            Ids doubled = ids;
+            doubled.txids.push_back(ids.txids.back());
+            doubled.wtxids.push_back(ids.wtxids.back());
+            EXPECT_EQ(failures(duplicated, hash, doubled),
+                      "merkle root: duplicate transaction hashes at a pair position (CVE-2012-2459)\n");
+        }
         model::Block bad_bits = block;
         bad_bits.header.bits |= 0x00800000;
         EXPECT_EQ(failures(bad_bits, hash, ids).rfind("proof of work: nBits", 0), 0u);
     }
     EXPECT_GE(with_commitment, 2u);  // 540107, 574200 and 702861 are after segwit's activation
+    EXPECT_GE(odd_counts, 1u);       // at least one of the four has an odd transaction count
 }
 
 // --- serdiff blockfile scan --verify on a damaged block file -------------------------------------------

@@ -76,6 +76,17 @@ class Signatures(unittest.TestCase):
         self.assertEqual(signature(text), "t | AddressSanitizer: heap-buffer-overflow | serdiff::optimized::read < "
                                           "serdiff::optimized::decode_block < serdiff_fuzz_target_block")
 
+    def test_frames_lose_templates_parameters_and_return_types(self):
+        text = ("==1==ERROR: AddressSanitizer: heap-use-after-free on address 0x5020\n"
+                "    #0 0x56 in serdiff::optimized::SpanReader::read_byte() /w/serialize/streams.h:138:55\n"
+                "    #1 0x56 in T0 serdiff::optimized::ReadVarInt<(serdiff::optimized::VarIntMode)0, unsigned long, "
+                "serdiff::optimized::SpanReader>(serdiff::optimized::SpanReader&) /w/serialize/serialize.h:280:53\n"
+                "    #2 0x56 in _ZZZN7serdiff9optimized13decode_varintESt4spanIKhLm18446744073709551615EENS_5model7"
+                "IntKindEENK3$_0clIhEEDaT_ENKUlRNS0_10SpanReaderERmE_clESA_SB_ /w/serialize/codec.cpp:106:43\n")
+        self.assertEqual(triage.top_frames(text), ["serdiff::optimized::SpanReader::read_byte",
+                                                   "serdiff::optimized::ReadVarInt",
+                                                   "serdiff::optimized::decode_varint (inner)"])
+
     def test_no_report(self):
         replay = triage.classify("t", triage.Replay(reproduced=False, status=0, output="ok\n"))
         self.assertEqual(replay.kind, "other")

@@ -133,10 +133,35 @@ RUNTIME_FRAME = re.compile(r"^(__asan|__interceptor|__sanitizer|__ubsan|__msan|_
                            r"serdiff::differential::report_mismatch|\(anonymous namespace\)::on_abort)")
 
 
+def mangled_scope(name):
+    """The leading nested names of a mangled symbol the symbolizer left as is (a lambda in a local class):
+    _ZZZN7serdiff9optimized13decode_varint... → serdiff::optimized::decode_varint (inner)."""
+    rest = name.lstrip("_Z").lstrip("N")
+    parts = []
+    while (m := re.match(r"(\d+)", rest)):
+        length, rest = int(m.group(1)), rest[len(m.group(1)):]
+        parts.append(rest[:length])
+        rest = rest[length:]
+    return "::".join(parts) + " (inner)" if parts else name
+
+
+def frame_name(function):
+    """A frame's function without template arguments, parameter lists, return type or const: the signature
+    must not change with the integer type a template was instantiated for."""
+    if function.startswith("_Z"):
+        return mangled_scope(function)
+    previous = None
+    while previous != function:
+        previous = function
+        function = re.sub(r"\([^()]*\)", "", re.sub(r"<[^<>]*>", "", function))
+    function = re.sub(r"\s+const$", "", function.strip())
+    return function.split(" ")[-1] if function else function
+
+
 def top_frames(text, count=3):
     frames = []
     for m in re.finditer(r"^\s*#\d+ 0x[0-9a-f]+ in (.+?)(?: /\S+| \(\S+\))?$", text, re.MULTILINE):
-        function = re.sub(r"\(.*$", "", m.group(1)).strip()
+        function = frame_name(m.group(1).strip())
         if function and not RUNTIME_FRAME.match(function) and function not in frames:
             frames.append(function)
         if len(frames) == count:
@@ -273,6 +298,9 @@ def explain(tools, target, replay_result, minimized, data, originals=()):
     """Object targets: what serdiff inspect --impl both says about the input (and, when both sides decode the
     minimized input alike, about the crash inputs it came from, reported under another headline); program
     targets: the report."""
+    if not replay_result.reproduced:
+        return [f"(nothing to explain: it does not fail with {rel(tools.replay)}; was it found with another build, "
+                "another sanitizer or a planted bug?)"]
     codec = tools.options().get(target, {}).get("codec", "")
     if not codec:
         rest = replay_result.details[4:16]  # the first 4 lines are the block's difference already
@@ -314,8 +342,9 @@ def inspect(tools, target, headline, minimized, data):
     lines = [" ".join(shown) + f"   (exit {result.returncode})"]
     try:
         verdict = json.loads(result.stdout)
-    except json.JSONDecodeError:
-        return lines + [f"  {line}" for line in (result.stdout + result.stderr).splitlines()[:6]]
+    except json.JSONDecodeError:  # e.g. a sanitizer crash: the CLI of the same tree trips over it too
+        return lines + ["  no verdict: the CLI failed on this input as well:"] + \
+            [f"  {line}" for line in (result.stdout + result.stderr).splitlines()[:6]]
 
     def side(name):
         s = verdict.get(name, {})
