@@ -9,7 +9,8 @@ the same runtime options, -max_len and dictionary as `make fuzz` and a fixed -se
 (exec/s by the clock and per CPU-second, each as a fraction of the ceiling's; edges and features
 reached; peak RSS) and writes bench-out/fuzz-bench.json.
 
-  tools/fuzz/bench.py [--time 20] [--targets a,b] [--jobs 2 (build only)] [--seed 1]
+  tools/fuzz/bench.py [--time 20] [--targets a,b] [--jobs 2 (build only)] [--seed 1] [--json PATH]
+  tools/fuzz/bench.py --compare BEFORE.json AFTER.json    # the before/after table of docs/bench.md
 """
 import argparse
 import json
@@ -97,7 +98,40 @@ def table(rows, ceiling):
     return "\n".join(out)
 
 
+def compare(before_path, after_path):
+    """Prints a before/after table of two fuzz-bench.json files (docs/bench.md)."""
+    before, after = (json.loads(Path(p).read_text()) for p in (before_path, after_path))
+    old = {r["target"]: r for r in before["targets"]}
+    header = ("target", "exec/s before", "after", "×", "exec/CPU-s before", "after", "×",
+              "of ceiling (CPU) before", "after", "edges/ft before", "after", "RSS MB before", "after")
+    rows = []
+    for r in [{**after["ceiling"], "target": CEILING}] + after["targets"]:
+        o = before["ceiling"] if r["target"] == CEILING else old.get(r["target"])
+        if o is None:
+            continue
+        ratio = lambda a, b: f"{a / b:.1f}" if b else "-"  # noqa: E731
+        cpu_fraction = lambda x, run: (f"{x['exec_per_cpu_sec'] / run['ceiling']['exec_per_cpu_sec']:.1%}"  # noqa: E731
+                                       if run["ceiling"].get("exec_per_cpu_sec") else "-")
+        rows.append((r["target"], f"{o['exec_per_sec']:,}", f"{r['exec_per_sec']:,}",
+                     ratio(r["exec_per_sec"], o["exec_per_sec"]), f"{o['exec_per_cpu_sec']:,}",
+                     f"{r['exec_per_cpu_sec']:,}", ratio(r["exec_per_cpu_sec"], o["exec_per_cpu_sec"]),
+                     cpu_fraction(o, before), cpu_fraction(r, after), f"{o['edges']}/{o['features']}",
+                     f"{r['edges']}/{r['features']}", str(o["peak_rss_mb"]), str(r["peak_rss_mb"])))
+    widths = [max(len(x[i]) for x in rows + [header]) for i in range(len(header))]
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for row in rows:
+        print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |")
+    for name, run in (("before", before), ("after", after)):
+        print(f"{name}: {run['when']}, load {run['load_before'][0]:.2f} → {run['load_after'][0]:.2f}, "
+              f"{run['machine']['cpu']}, {run['machine']['cpus']} cpus, ASAN_OPTIONS "
+              f"'{run['runtime_options'].get('ASAN_OPTIONS', '')}'")
+    return 0
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--compare":
+        return compare(sys.argv[2], sys.argv[3])
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--time", type=int, default=20, help="seconds of fuzzing per target (default 20)")
     parser.add_argument("--targets", default="", help="comma- or space-separated target names (default: all)")
