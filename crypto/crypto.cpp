@@ -59,23 +59,46 @@ struct UninstrumentedLibraryScope {
 
 }  // namespace
 
+// SHA-256 fetched from OpenSSL's provider once and one digest context reused per thread: a fetch and a new
+// context per call cost more than hashing a typical transaction (EVP_sha256() fetches again at every init).
+struct Sha256Context {
+    EVP_MD* md = nullptr;
+    EVP_MD_CTX* ctx = nullptr;
+    Sha256Context()
+    {
+        const UninstrumentedLibraryScope openssl_scope;
+        md = EVP_MD_fetch(nullptr, "SHA2-256", nullptr);
+        ctx = EVP_MD_CTX_new();
+    }
+    ~Sha256Context()
+    {
+        EVP_MD_CTX_free(ctx);
+        EVP_MD_free(md);
+    }
+    Sha256Context(const Sha256Context&) = delete;
+    Sha256Context& operator=(const Sha256Context&) = delete;
+};
+
 model::uint256 sha256d(std::span<const uint8_t> a, std::span<const uint8_t> b)
 {
     check_input(a.data(), a.size());
     check_input(b.data(), b.size());
+    thread_local Sha256Context sha256;
     const UninstrumentedLibraryScope openssl_scope;
     unsigned char first[EVP_MAX_MD_SIZE];
     unsigned int first_size = 0;
-    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-    bool ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr) == 1 &&
+    EVP_MD_CTX* ctx = sha256.ctx;
+    bool ok = ctx && sha256.md && EVP_DigestInit_ex2(ctx, sha256.md, nullptr) == 1 &&
               EVP_DigestUpdate(ctx, a.data(), a.size()) == 1 && EVP_DigestUpdate(ctx, b.data(), b.size()) == 1 &&
               EVP_DigestFinal_ex(ctx, first, &first_size) == 1;
-    EVP_MD_CTX_free(ctx);
     trust_output(first, sizeof first);
+    trust_output(&first_size, sizeof first_size);
     model::uint256 out;
     unsigned int second_size = 0;
-    ok = ok && first_size == 32 && EVP_Digest(first, 32, out.bytes.data(), &second_size, EVP_sha256(), nullptr) == 1;
+    ok = ok && first_size == 32 && EVP_DigestInit_ex2(ctx, sha256.md, nullptr) == 1 &&
+         EVP_DigestUpdate(ctx, first, 32) == 1 && EVP_DigestFinal_ex(ctx, out.bytes.data(), &second_size) == 1;
     trust_output(out.bytes.data(), out.bytes.size());
+    trust_output(&second_size, sizeof second_size);
     if (!ok || second_size != 32) throw std::runtime_error("OpenSSL SHA-256 failed");
     return out;
 }
