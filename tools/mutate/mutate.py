@@ -582,6 +582,19 @@ def process(job, mutant, state, options, shared, seconds, arguments):
         mutant["elapsed"] = round(time.time() - started, 1)
 
 
+def import_results(state, path):
+    """Takes the results of a committed report.json (tools/mutate/results/) for the same mutants, so a run
+    continues across machines without the large state file. A mutant whose line changed since is run again."""
+    done = {m["id"]: m for m in json.loads(path.read_text())["mutants"]}
+    taken = 0
+    for m in state["mutants"]:
+        old = done.get(m["id"])
+        if old and old["original"] == m["original"] and old["mutated"] == m["mutated"] and old["line"] == m["line"]:
+            m.update(old)
+            taken += 1
+    log(f"mutate: imported {taken} of {len(done)} results from {path}")
+
+
 def progress(state, chosen, started_at, processed_now):
     done = [m for m in chosen if m["status"] != "pending"]
     count = lambda s: sum(1 for m in done if m["status"] == s)  # noqa: E731
@@ -608,6 +621,8 @@ def run(arguments):
     if state is None:
         state = plan(arguments, cli, out)
         state["coverage"] = dict(zip(("reach", "instrumented"), coverage_map(arguments.jobs)))
+        if arguments.import_results:
+            import_results(state, Path(arguments.import_results))
         save_state(state_path, state)
     else:
         # A resumed run keeps its plan and coverage; SAMPLE/TIME may be raised.
@@ -822,6 +837,8 @@ def main():
     parser.add_argument("--shard", default="", help="I/N: this run takes every N-th mutant from the I-th")
     parser.add_argument("--only", default="", help="re-run these mutant ids (file#number, space/comma-separated), "
                         "e.g. a survivor after strengthening; use with --state to keep the main run's state")
+    parser.add_argument("--import-results", default="", help="a report.json whose results a fresh run takes over "
+                        "(e.g. tools/mutate/results/report.json) instead of running those mutants again")
     parser.add_argument("--out", default=str(ROOT / "mutate-out"))
     parser.add_argument("--state", default="", help="state file (default: <out>/state.json)")
     arguments = parser.parse_args()
