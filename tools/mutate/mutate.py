@@ -631,6 +631,13 @@ def run(arguments):
         for m in state["mutants"]:
             if m["status"] == "running":
                 m["status"] = "pending"
+    if arguments.refresh_coverage and arguments.resume:
+        state["coverage"] = dict(zip(("reach", "instrumented"), coverage_map(arguments.jobs)))
+    # The suite each mutant ran against (the checkout's commit, "+dirty" with uncommitted changes).
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True,
+                           text=True).stdout.strip()
+    suite = (head or "unknown") + ("+dirty" if dirty else "")
     chosen = selected(state)
     log(f"mutate: {state['generated']} mutants generated over {len(state['config']['files'])} file(s); "
         f"state in {state_path}")
@@ -663,6 +670,7 @@ def run(arguments):
             job = free.pop()
         try:
             mutant["status"] = "running"
+            mutant["suite"] = suite
             process(job, mutant, state, options, shared, state["config"]["time"], arguments)
         except Exception as error:  # a broken mutant run is recorded, not fatal to the whole analysis
             mutant["status"], mutant["detail"] = "error", f"{type(error).__name__}: {error}"
@@ -833,6 +841,8 @@ def main():
     parser.add_argument("--time", type=int, default=60, help="fuzzing seconds per reaching target (default 60)")
     parser.add_argument("--jobs", type=int, default=1, help="mutants at once, each with its own tree")
     parser.add_argument("--resume", action="store_true", help="continue the run recorded in the state file")
+    parser.add_argument("--refresh-coverage", action="store_true",
+                        help="with --resume: recompute which targets reach each line (after targets or seeds changed)")
     parser.add_argument("--unit", action="store_true", help="also record whether ctest alone kills each mutant")
     parser.add_argument("--shard", default="", help="I/N: this run takes every N-th mutant from the I-th")
     parser.add_argument("--only", default="", help="re-run these mutant ids (file#number, space/comma-separated), "
