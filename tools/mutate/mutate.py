@@ -790,6 +790,15 @@ def write_report(state, out, prefix=""):
         f"- **score: {summary['score']}%**; median seconds to kill: {summary['median_seconds_to_kill']} "
         f"(by fuzzing only: {summary['median_seconds_to_kill_by_fuzzing']})",
     ]
+    suites = {}
+    for m in summary["mutants"]:
+        if m["status"] in ("killed", "survived"):
+            row = suites.setdefault(m.get("suite", "unrecorded"), [0, 0])
+            row[0] += m["status"] == "killed"
+            row[1] += 1
+    if len(suites) > 1:
+        lines.append("- by suite (the commit each mutant ran against): " + "; ".join(
+            f"{suite}: {killed}/{total} killed" for suite, (killed, total) in suites.items()))
     if summary["unit_killed"] is not None:
         lines.append(f"- ctest alone (UNIT=1) kills {summary['unit_killed']} of {summary['valid_non_equivalent']}")
     lines += ["", "## By file", "", table(score_rows(summary["per_file"]), ("file",) + header[1:]),
