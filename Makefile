@@ -123,7 +123,7 @@ SHARD ?=
 mutate: deps
 	@python3 tools/mutate/mutate.py run --files "$(FILES)" --seed $(SEED) --time $(TIME) \
 	  --jobs $(if $(filter command line,$(origin JOBS)),$(JOBS),$(MUTATE_JOBS)) \
-	  $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(RESUME),--resume) $(if $(UNIT),--unit) $(if $(SHARD),--shard $(SHARD)) $(if $(ONLY),--only "$(ONLY)")
+	  $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(RESUME),--resume) $(if $(REFRESH_COVERAGE),--refresh-coverage) $(if $(UNIT),--unit) $(if $(SHARD),--shard $(SHARD)) $(if $(ONLY),--only "$(ONLY)") $(if $(IMPORT),--import-results $(IMPORT))
 
 # Everything the build and the runs write: build trees (and the venv), fuzz findings, benchmark output.
 clean:

@@ -584,6 +584,19 @@ def process(job, mutant, state, options, shared, seconds, arguments):
         mutant["elapsed"] = round(time.time() - started, 1)
 
 
+def import_results(state, path):
+    """Takes the results of a committed report.json (tools/mutate/results/) for the same mutants, so a run
+    continues across machines without the large state file. A mutant whose line changed since is run again."""
+    done = {m["id"]: m for m in json.loads(path.read_text())["mutants"]}
+    taken = 0
+    for m in state["mutants"]:
+        old = done.get(m["id"])
+        if old and old["original"] == m["original"] and old["mutated"] == m["mutated"] and old["line"] == m["line"]:
+            m.update(old)
+            taken += 1
+    log(f"mutate: imported {taken} of {len(done)} results from {path}")
+
+
 def progress(state, chosen, started_at, processed_now):
     done = [m for m in chosen if m["status"] != "pending"]
     count = lambda s: sum(1 for m in done if m["status"] == s)  # noqa: E731
@@ -610,6 +623,8 @@ def run(arguments):
     if state is None:
         state = plan(arguments, cli, out)
         state["coverage"] = dict(zip(("reach", "instrumented"), coverage_map(arguments.jobs)))
+        if arguments.import_results:
+            import_results(state, Path(arguments.import_results))
         save_state(state_path, state)
     else:
         # A resumed run keeps its plan and coverage; SAMPLE/TIME may be raised.
@@ -618,6 +633,13 @@ def run(arguments):
         for m in state["mutants"]:
             if m["status"] == "running":
                 m["status"] = "pending"
+    if arguments.refresh_coverage and arguments.resume:
+        state["coverage"] = dict(zip(("reach", "instrumented"), coverage_map(arguments.jobs)))
+    # The suite each mutant ran against (the checkout's commit, "+dirty" with uncommitted changes).
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True,
+                           text=True).stdout.strip()
+    suite = (head or "unknown") + ("+dirty" if dirty else "")
     chosen = selected(state)
     log(f"mutate: {state['generated']} mutants generated over {len(state['config']['files'])} file(s); "
         f"state in {state_path}")
@@ -650,6 +672,7 @@ def run(arguments):
             job = free.pop()
         try:
             mutant["status"] = "running"
+            mutant["suite"] = suite
             process(job, mutant, state, options, shared, state["config"]["time"], arguments)
         except Exception as error:  # a broken mutant run is recorded, not fatal to the whole analysis
             mutant["status"], mutant["detail"] = "error", f"{type(error).__name__}: {error}"
@@ -769,6 +792,15 @@ def write_report(state, out, prefix=""):
         f"- **score: {summary['score']}%**; median seconds to kill: {summary['median_seconds_to_kill']} "
         f"(by fuzzing only: {summary['median_seconds_to_kill_by_fuzzing']})",
     ]
+    suites = {}
+    for m in summary["mutants"]:
+        if m["status"] in ("killed", "survived"):
+            row = suites.setdefault(m.get("suite", "unrecorded"), [0, 0])
+            row[0] += m["status"] == "killed"
+            row[1] += 1
+    if len(suites) > 1:
+        lines.append("- by suite (the commit each mutant ran against): " + "; ".join(
+            f"{suite}: {killed}/{total} killed" for suite, (killed, total) in suites.items()))
     if summary["unit_killed"] is not None:
         lines.append(f"- ctest alone (UNIT=1) kills {summary['unit_killed']} of {summary['valid_non_equivalent']}")
     lines += ["", "## By file", "", table(score_rows(summary["per_file"]), ("file",) + header[1:]),
@@ -820,10 +852,14 @@ def main():
     parser.add_argument("--time", type=int, default=60, help="fuzzing seconds per reaching target (default 60)")
     parser.add_argument("--jobs", type=int, default=1, help="mutants at once, each with its own tree")
     parser.add_argument("--resume", action="store_true", help="continue the run recorded in the state file")
+    parser.add_argument("--refresh-coverage", action="store_true",
+                        help="with --resume: recompute which targets reach each line (after targets or seeds changed)")
     parser.add_argument("--unit", action="store_true", help="also record whether ctest alone kills each mutant")
     parser.add_argument("--shard", default="", help="I/N: this run takes every N-th mutant from the I-th")
     parser.add_argument("--only", default="", help="re-run these mutant ids (file#number, space/comma-separated), "
                         "e.g. a survivor after strengthening; use with --state to keep the main run's state")
+    parser.add_argument("--import-results", default="", help="a report.json whose results a fresh run takes over "
+                        "(e.g. tools/mutate/results/report.json) instead of running those mutants again")
     parser.add_argument("--out", default=str(ROOT / "mutate-out"))
     parser.add_argument("--state", default="", help="state file (default: <out>/state.json)")
     arguments = parser.parse_args()
