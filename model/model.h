@@ -6,11 +6,10 @@
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <iterator>
-#include <limits>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -101,6 +100,12 @@ public:
 
     void push_back(Item item)
     {
+        const std::less<const uint8_t*> before;
+        if (!item.empty() && !before(item.data(), encoded_.data()) && before(item.data(), encoded_.data() + encoded_.size())) {
+            const Bytes copy(item.begin(), item.end());  // one of this stack's items: growing would move it
+            push_back(copy);
+            return;
+        }
         const std::span<uint8_t> out = append(item.size());
         std::copy(item.begin(), item.end(), out.begin());
     }

@@ -60,6 +60,14 @@ TEST(WitnessStack, EncodedSizeMatchesBothEncoders)
     EXPECT_EQ(tx.inputs[1].witness.serialized_size(), 3 + item_bytes);            // count 300: 0xfd 2c 01
 }
 
+TEST(WitnessStack, PushingItsOwnItemCopiesItFirst)
+{
+    WitnessStack stack{Bytes(100, 0x11)};
+    for (int i = 0; i < 8; ++i) stack.push_back(stack.item(0));  // the buffer grows and moves meanwhile
+    ASSERT_EQ(stack.size(), 9u);
+    for (const WitnessStack::Item item : stack) EXPECT_EQ(as_bytes(item), Bytes(100, 0x11));
+}
+
 TEST(WitnessStack, EqualityIsByItems)
 {
     EXPECT_EQ((WitnessStack{{0xaa}, {}}), (WitnessStack{{0xaa}, {}}));
