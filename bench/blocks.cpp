@@ -64,7 +64,7 @@ model::Block generate_block(const Shape& shape, uint64_t seed)
             std::copy(hash.begin(), hash.end(), in.prevout.hash.bytes.begin());
             in.prevout.n = static_cast<uint32_t>(random() % 4);
             in.sequence = 0xffffffff;
-            if (witness) in.witness.stack = {random_bytes(random, 72), random_bytes(random, 33)};
+            if (witness) in.witness = {random_bytes(random, 72), random_bytes(random, 33)};
             else in.script_sig = random_bytes(random, 106);
             tx.inputs.push_back(std::move(in));
         }

@@ -107,7 +107,8 @@ std::vector<std::string> check_block(const model::Block& block, const model::uin
     // SHA-256d(witness merkle root || reserved value) is the commitment; without one, no witness data.
     const model::Transaction& coinbase = block.transactions.front();
     if (const std::optional<size_t> index = witness_commitment_index(coinbase)) {
-        const auto& stack = coinbase.inputs.empty() ? std::vector<model::Bytes>{} : coinbase.inputs[0].witness.stack;
+        const model::WitnessStack no_stack;
+        const model::WitnessStack& stack = coinbase.inputs.empty() ? no_stack : coinbase.inputs[0].witness;
         if (stack.size() != 1 || stack[0].size() != 32) {
             failures.push_back("witness commitment: the coinbase witness is not one 32-byte reserved value (" +
                                std::to_string(stack.size()) + " items)");

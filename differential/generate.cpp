@@ -94,7 +94,7 @@ model::Transaction ValueGenerator::transaction()
         in.sequence = input_.integral<uint32_t>();
         if (with_witness) {
             const size_t items = input_.in_range<size_t>(0, kMaxGeneratedWitnessItems);
-            for (size_t j = 0; j < items; ++j) in.witness.stack.push_back(byte_string(kMaxGeneratedWitnessItemSize));
+            for (size_t j = 0; j < items; ++j) in.witness.push_back(byte_string(kMaxGeneratedWitnessItemSize));
         }
         tx.inputs.push_back(std::move(in));
     }

@@ -116,7 +116,15 @@ std::string to_json(const OutPoint& value)
     return "{\"hash\":" + to_json(value.hash) + ",\"n\":" + std::to_string(value.n) + "}";
 }
 
-std::string to_json(const WitnessStack& value) { return json_array(value.stack); }
+std::string to_json(const WitnessStack& value)
+{
+    std::string out = "[";
+    for (const WitnessStack::Item item : value) {
+        if (out.size() > 1) out += ",";
+        out += "\"" + to_hex(item.data(), item.size()) + "\"";
+    }
+    return out + "]";
+}
 
 std::string to_json(const TxIn& value)
 {

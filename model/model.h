@@ -1,10 +1,15 @@
 // Plain data types of Bitcoin's consensus objects: no serialization code, only values and ==.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <iterator>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,9 +31,123 @@ struct OutPoint {
     bool operator==(const OutPoint&) const = default;
 };
 
-struct WitnessStack {
-    std::vector<Bytes> stack;
-    bool operator==(const WitnessStack&) const = default;
+// Bytes a CompactSize takes for `value` (1, 3, 5 or 9): what a length prefix adds to an encoded size.
+constexpr size_t compact_size_length(uint64_t value)
+{
+    return value < 0xfd ? 1 : value <= 0xffff ? 3 : value <= 0xffffffff ? 5 : 9;
+}
+
+// One input's witness: a stack of byte strings (items). As in rust-bitcoin, the items are kept in their
+// wire form, back to back in one buffer: each item's CompactSize length, then its bytes. One allocation per
+// stack however many items it holds; an encoder writes the buffer in one piece and the encoded size is
+// known without visiting the items (docs/bench.md "Model layout"). Items are found by walking the length
+// prefixes: iteration is linear, item(i) walks i items. This length prefix is the only encoding the model
+// knows; the reference never reads it (it writes each item with its own CompactSize), so the fuzz targets
+// still compare two encoders. An item is a span into the buffer, valid until the stack changes.
+class WitnessStack {
+public:
+    using Item = std::span<const uint8_t>;
+
+    WitnessStack() = default;
+    WitnessStack(std::initializer_list<Bytes> items)
+    {
+        for (const Bytes& item : items) push_back(item);
+    }
+
+    // Walks the items in order.
+    class const_iterator {
+    public:
+        using iterator_category = std::forward_iterator_tag;
+        using value_type = Item;
+        using difference_type = std::ptrdiff_t;
+        using pointer = void;
+        using reference = Item;
+        const_iterator() = default;
+        explicit const_iterator(const uint8_t* at) : at_(at) {}
+        Item operator*() const
+        {
+            const size_t prefix = prefix_length(at_[0]);
+            return Item(at_ + prefix, item_length(at_, prefix));
+        }
+        const_iterator& operator++()
+        {
+            const size_t prefix = prefix_length(at_[0]);
+            at_ += prefix + item_length(at_, prefix);
+            return *this;
+        }
+        const_iterator operator++(int)
+        {
+            const_iterator before = *this;
+            ++*this;
+            return before;
+        }
+        bool operator==(const const_iterator& other) const { return at_ == other.at_; }
+
+    private:
+        const uint8_t* at_ = nullptr;
+    };
+    const_iterator begin() const { return const_iterator(encoded_.data()); }
+    const_iterator end() const { return const_iterator(encoded_.data() + encoded_.size()); }
+
+    size_t size() const { return count_; }
+    bool empty() const { return count_ == 0; }
+    Item item(size_t i) const { return *std::next(begin(), static_cast<std::ptrdiff_t>(i)); }
+    Item operator[](size_t i) const { return item(i); }
+    // The items in wire form: each item's CompactSize length, then its bytes (without the count).
+    Item encoded_items() const { return encoded_; }
+    // The encoded size: the CompactSize count, then the items in wire form.
+    size_t serialized_size() const { return compact_size_length(count_) + encoded_.size(); }
+
+    void push_back(Item item)
+    {
+        const std::less<const uint8_t*> before;
+        if (!item.empty() && !before(item.data(), encoded_.data()) && before(item.data(), encoded_.data() + encoded_.size())) {
+            const Bytes copy(item.begin(), item.end());  // one of this stack's items: growing would move it
+            push_back(copy);
+            return;
+        }
+        const std::span<uint8_t> out = append(item.size());
+        std::copy(item.begin(), item.end(), out.begin());
+    }
+    // Appends an item of `size` zero bytes (after its length prefix) and returns them, for a reader to fill.
+    std::span<uint8_t> append(size_t size)
+    {
+        const size_t prefix = compact_size_length(size);
+        const size_t begin = encoded_.size() + prefix;
+        encoded_.resize(begin + size);
+        uint8_t* length = encoded_.data() + begin - prefix;  // one byte, or 0xfd/0xfe/0xff then 2/4/8 bytes LE
+        if (prefix == 1) {
+            length[0] = static_cast<uint8_t>(size);
+        } else {
+            length[0] = prefix == 3 ? 0xfd : prefix == 5 ? 0xfe : 0xff;
+            for (size_t b = 1; b < prefix; ++b) length[b] = static_cast<uint8_t>(uint64_t{size} >> (8 * (b - 1)));
+        }
+        ++count_;
+        return std::span<uint8_t>(encoded_.data() + begin, size);
+    }
+    // Room for `bytes` bytes of wire form (length prefixes included).
+    void reserve(size_t bytes) { encoded_.reserve(bytes); }
+    void clear()
+    {
+        encoded_.clear();
+        count_ = 0;
+    }
+
+    // Same items: the wire form determines them.
+    bool operator==(const WitnessStack& other) const { return encoded_ == other.encoded_; }
+
+private:
+    static size_t prefix_length(uint8_t first) { return first < 0xfd ? 1 : first == 0xfd ? 3 : first == 0xfe ? 5 : 9; }
+    static size_t item_length(const uint8_t* at, size_t prefix)
+    {
+        if (prefix == 1) return at[0];
+        uint64_t length = 0;
+        for (size_t b = prefix - 1; b >= 1; --b) length = length << 8 | at[b];
+        return static_cast<size_t>(length);
+    }
+
+    Bytes encoded_;
+    size_t count_ = 0;
 };
 
 struct TxIn {
@@ -54,7 +173,7 @@ struct Transaction {
     bool has_witness() const
     {
         for (const auto& in : inputs)
-            if (!in.witness.stack.empty()) return true;
+            if (!in.witness.empty()) return true;
         return false;
     }
 };

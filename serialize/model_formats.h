@@ -2,7 +2,9 @@
 // serves reading, writing and sizing; the transaction carries the allow-witness parameter.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <span>
 
 #include "model/model.h"
 #include "serialize/compression.h"
@@ -16,7 +18,64 @@ SERDIFF_LAYOUT(model::OutPoint, obj) { READWRITE(obj.hash, obj.n); }
 // The witness is not part of the input's own bytes: the transaction writes it after all outputs.
 SERDIFF_LAYOUT(model::TxIn, obj) { READWRITE(obj.prevout, obj.script_sig, obj.sequence); }
 SERDIFF_LAYOUT(model::TxOut, obj) { READWRITE(obj.value, obj.script_pubkey); }
-SERDIFF_LAYOUT(model::WitnessStack, obj) { READWRITE(obj.stack); }
+// A witness stack: CompactSize count, then each item as a byte vector. The stack keeps its items in wire
+// form, so the writer writes them in one piece and the sizer adds the size the stack keeps (no item
+// visited); the reader reads each item straight into the stack's one buffer.
+struct WitnessStackFormatter {
+    template <WriteStream S>
+    static void Ser(S& s, const model::WitnessStack& witness)
+    {
+        if constexpr (SizeOnlyStream<S>) {
+            s.add(witness.serialized_size());
+        } else {
+            WriteCompactSize(s, witness.size());
+            if (!witness.empty()) s.write(std::as_bytes(witness.encoded_items()));
+        }
+    }
+    // The bytes the first `count` items of `data` (each a CompactSize length, then the item) take, counting
+    // only items that are wholly in `data`: a hint for sizing the buffer once, at most data.size().
+    static size_t item_bytes_ahead(std::span<const uint8_t> data, size_t count)
+    {
+        size_t total = 0;
+        for (size_t i = 0; i < count && !data.empty(); ++i) {
+            const uint8_t first = data[0];
+            const size_t prefix = first < 0xfd ? 1 : first == 0xfd ? 3 : first == 0xfe ? 5 : 9;
+            if (prefix > data.size()) break;
+            uint64_t size = first;
+            if (prefix > 1) {
+                size = 0;
+                for (size_t b = prefix - 1; b >= 1; --b) size = size << 8 | data[b];
+            }
+            if (size > data.size() - prefix) break;
+            total += prefix + size;
+            data = data.subspan(prefix + size);
+        }
+        return total;
+    }
+
+    template <ReadStream S>
+    static void Unser(S& s, model::WitnessStack& witness)
+    {
+        witness.clear();
+        const size_t count = ReadCompactSize(s);
+        // Neither the claimed count nor a claimed length is trusted: an item over one chunk is read in
+        // chunks (row 8). From memory (SpanReader), the lengths are read ahead so the buffer is allocated
+        // once, never beyond the bytes left in the input.
+        if constexpr (requires { s.unread(); }) witness.reserve(item_bytes_ahead(s.unread(), count));
+        for (size_t i = 0; i < count; ++i) {
+            const size_t size = ReadCompactSize(s);
+            if (size <= kMaxVectorAllocate) {
+                const std::span<uint8_t> item = witness.append(size);
+                if (size != 0) s.read(std::as_writable_bytes(item));
+            } else {
+                model::Bytes item;
+                detail::read_byte_payload(s, item, size);
+                witness.push_back(item);
+            }
+        }
+    }
+};
+SERDIFF_LAYOUT(model::WitnessStack, obj) { READWRITE(Using<WitnessStackFormatter>(obj)); }
 SERDIFF_LAYOUT(model::BlockHeader, obj)
 {
     READWRITE(obj.version, obj.prev_block, obj.merkle_root, obj.time, obj.bits, obj.nonce);
@@ -29,12 +88,40 @@ SERDIFF_LAYOUT(model::BlockUndo, obj) { READWRITE(obj.txundo); }
 // Marker and flag written before the inputs of a transaction that carries witness data.
 inline constexpr uint8_t kWitnessFlag = 1;
 
+// The SizeComputer's transaction: one pass over the inputs and outputs adding fixed widths and lengths
+// (OPTIMIZATIONS.md row 2), each witness stack's size taken from the stack; whether the witness form is
+// used is found in the same pass.
+inline size_t SerializedTransactionSize(const model::Transaction& tx, bool allow_witness)
+{
+    constexpr size_t kOutPoint = 32 + 4, kSequence = 4, kValue = 8, kVersion = 4, kLockTime = 4;
+    size_t size = kVersion + GetSizeOfCompactSize(tx.inputs.size()) + GetSizeOfCompactSize(tx.outputs.size()) + kLockTime;
+    size_t witness_size = 0;
+    bool any_witness = false;
+    for (const model::TxIn& input : tx.inputs) {
+        size += kOutPoint + GetSizeOfCompactSize(input.script_sig.size()) + input.script_sig.size() + kSequence;
+        witness_size += input.witness.serialized_size();
+        any_witness |= !input.witness.empty();
+    }
+    for (const model::TxOut& output : tx.outputs)
+        size += kValue + GetSizeOfCompactSize(output.script_pubkey.size()) + output.script_pubkey.size();
+    const bool with_witness =
+        allow_witness && (SERDIFF_PLANTED(witness_first_input_only)
+                              ? !tx.inputs.empty() && !tx.inputs.front().witness.empty()
+                              : any_witness);
+    if (with_witness) size += 2 + witness_size;  // marker, flag, then every input's stack
+    return size;
+}
+
 template <WriteStream S>
 void SerializeTransaction(S& s, const model::Transaction& tx, bool allow_witness)
 {
+    if constexpr (SizeOnlyStream<S>) {
+        s.add(SerializedTransactionSize(tx, allow_witness));
+        return;
+    }
     const bool with_witness =
         allow_witness && (SERDIFF_PLANTED(witness_first_input_only)
-                              ? !tx.inputs.empty() && !tx.inputs.front().witness.stack.empty()
+                              ? !tx.inputs.empty() && !tx.inputs.front().witness.empty()
                               : tx.has_witness());
     Serialize(s, tx.version);
     if (with_witness) {

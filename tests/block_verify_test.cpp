@@ -156,7 +156,7 @@ TEST(BlockCheck, MainnetBlocksPassAndEachCheckFiresOnItsField)
             bad_witness.wtxids.back().bytes[0] ^= 1;
             EXPECT_EQ(failures(block, hash, bad_witness).rfind("witness commitment: coinbase output", 0), 0u);
             model::Block no_nonce = block;
-            no_nonce.transactions[0].inputs[0].witness.stack.clear();
+            no_nonce.transactions[0].inputs[0].witness.clear();
             EXPECT_EQ(failures(no_nonce, hash, ids).rfind("witness commitment: the coinbase witness", 0), 0u);
         }
         // CVE-2012-2459: a block with an odd number of transactions and its last one repeated has the same

@@ -280,7 +280,7 @@ model::Transaction expected_legacy_tx()
 model::Transaction expected_witness_tx()
 {
     model::Transaction tx = expected_legacy_tx();
-    tx.inputs[0].witness.stack = {{0xaa}, {}};
+    tx.inputs[0].witness = {{0xaa}, {}};
     return tx;
 }
 
@@ -320,7 +320,7 @@ TEST(Transaction, OnlyOneInputNeedsAWitness)
     model::TxIn second;
     second.prevout.hash.bytes.fill(0x22);
     second.sequence = 0xffffffff;
-    second.witness.stack = {{0xbb}, {0x00}};
+    second.witness = {{0xbb}, {0x00}};
     expected.inputs.push_back(second);
     const Bytes input = hex(tx_hex);
     for (const Implementation* impl : kImplementations) {

@@ -141,7 +141,7 @@ std::vector<Record> make_records()
         model::Transaction tx;
         tx.version = 1;
         tx.inputs.push_back({{}, random_bytes(rng, 5 + rng() % 20), 0xffffffff, {}});
-        if (i == 1) tx.inputs[0].witness.stack = {random_bytes(rng, 9)};
+        if (i == 1) tx.inputs[0].witness = {random_bytes(rng, 9)};
         tx.outputs.push_back({50, random_bytes(rng, 10 + rng() % 15)});
         block.transactions.push_back(tx);
         records.push_back({false, reference::encode_block(block)});

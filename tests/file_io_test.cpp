@@ -101,7 +101,7 @@ model::Block make_block(std::mt19937_64& rng)
         model::TxIn input;
         input.prevout.n = static_cast<uint32_t>(rng());
         input.script_sig = random_bytes(rng, rng() % 40);
-        if (t % 2 == 1) input.witness.stack = {random_bytes(rng, 1 + rng() % 70), random_bytes(rng, 33)};
+        if (t % 2 == 1) input.witness = {random_bytes(rng, 1 + rng() % 70), random_bytes(rng, 33)};
         tx.inputs.push_back(input);
         tx.outputs.push_back({static_cast<int64_t>(rng() % 2'100'000'000'000'000), random_bytes(rng, rng() % 30)});
         block.transactions.push_back(tx);

@@ -88,7 +88,7 @@ bool has_witness_over_4mb(const Observation& observation)
     for (const model::Transaction& tx : observation.reference.transactions)
         for (const model::TxIn& input : tx.inputs) {
             size_t total = 0;
-            for (const Bytes& item : input.witness.stack) total += compactsize_length(item.size()) + item.size();
+            for (const model::WitnessStack::Item item : input.witness) total += compactsize_length(item.size()) + item.size();
             if (total > 4'000'000) return true;
         }
     return false;
@@ -99,14 +99,14 @@ bool has_script_over_btcd_limits(const Observation& observation)
 {
     for (const model::Transaction& tx : observation.reference.transactions) {
         size_t total = 0;
-        auto count = [&](const Bytes& script) {
+        auto count = [&](std::span<const uint8_t> script) {
             total += script.size();
             return script.size() > 4'000'000;
         };
         bool oversized = false;
         for (const model::TxIn& input : tx.inputs) {
             oversized |= count(input.script_sig);
-            for (const Bytes& item : input.witness.stack) oversized |= count(item);
+            for (const model::WitnessStack::Item item : input.witness) oversized |= count(item);
         }
         for (const model::TxOut& output : tx.outputs) oversized |= count(output.script_pubkey);
         if (oversized || total > (size_t{1} << 22)) return true;

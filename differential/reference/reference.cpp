@@ -61,18 +61,18 @@ model::TxOut read_txout(Reader& reader)
     return output;
 }
 
-void write_byte_vector_element(Writer& writer, const Bytes& bytes) { writer.write_byte_vector(bytes); }
-Bytes read_byte_vector_element(Reader& reader) { return reader.read_byte_vector(); }
-
+// A CompactSize count, then each item as a byte vector; each item read on its own, then pushed.
 void write_witness_stack(Writer& writer, const model::WitnessStack& witness)
 {
-    writer.write_vector<Bytes>(witness.stack, write_byte_vector_element);
+    writer.write_compactsize(witness.size());
+    for (const model::WitnessStack::Item item : witness) writer.write_byte_vector(item);
 }
 
 model::WitnessStack read_witness_stack(Reader& reader)
 {
     model::WitnessStack witness;
-    witness.stack = reader.read_vector<Bytes>(read_byte_vector_element);
+    const uint64_t count = reader.read_compactsize(true);
+    for (uint64_t i = 0; i < count; ++i) witness.push_back(reader.read_byte_vector());
     return witness;
 }
 

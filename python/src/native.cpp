@@ -87,7 +87,7 @@ serdiff::model::Transaction transaction_from(nb::handle object)
         in.prevout.n = field<uint32_t>(prevout, "n");
         in.script_sig = bytes_from(input.attr("script_sig"));
         in.sequence = field<uint32_t>(input, "sequence");
-        for (nb::handle item : input.attr("witness")) in.witness.stack.push_back(bytes_from(item));
+        for (nb::handle item : input.attr("witness")) in.witness.push_back(bytes_from(item));
         tx.inputs.push_back(std::move(in));
     }
     for (nb::handle output : object.attr("outputs")) tx.outputs.push_back(tx_out_from(output));
@@ -149,7 +149,7 @@ void require_fits(uint64_t value, serdiff::model::IntKind kind)
 
 // --- C++ -> Python ---
 
-nb::bytes to_python(const Bytes& bytes) { return nb::bytes(bytes.data(), bytes.size()); }
+nb::bytes to_python(std::span<const uint8_t> bytes) { return nb::bytes(bytes.data(), bytes.size()); }
 nb::bytes to_python(const serdiff::model::uint256& hash) { return nb::bytes(hash.bytes.data(), hash.bytes.size()); }
 
 template <typename Range, typename Convert>
@@ -171,7 +171,7 @@ nb::object to_python(const serdiff::model::Transaction& tx)
     nb::tuple inputs = tuple_of(tx.inputs, [&](const serdiff::model::TxIn& in) {
         nb::object prevout = classes.out_point(to_python(in.prevout.hash), nb::int_(in.prevout.n));
         return classes.tx_in(prevout, to_python(in.script_sig), nb::int_(in.sequence),
-                             tuple_of(in.witness.stack, [](const Bytes& item) { return to_python(item); }));
+                             tuple_of(in.witness, [](serdiff::model::WitnessStack::Item item) { return to_python(item); }));
     });
     nb::tuple outputs = tuple_of(tx.outputs, [](const serdiff::model::TxOut& out) { return to_python(out); });
     return classes.transaction(nb::int_(tx.version), inputs, outputs, nb::int_(tx.lock_time));

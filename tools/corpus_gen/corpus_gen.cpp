@@ -107,7 +107,7 @@ model::Transaction sample_transaction(size_t inputs, size_t outputs, bool witnes
         in.prevout.n = static_cast<uint32_t>(i);
         in.script_sig = filled(script_size, 0x51);
         in.sequence = 0xfffffffe;
-        if (witness) in.witness.stack = {filled(72, 0x30), filled(33, 0x02)};
+        if (witness) in.witness = {filled(72, 0x30), filled(33, 0x02)};
         tx.inputs.push_back(in);
     }
     for (size_t i = 0; i < outputs; ++i)
@@ -158,7 +158,7 @@ void generate_blocks()
     add("block", "empty", reference::encode_block(block));
     model::Transaction coinbase = sample_transaction(1, 1, true, 4);
     coinbase.inputs[0].prevout = {model::uint256{}, 0xffffffff};
-    coinbase.inputs[0].witness.stack = {filled(32, 0)};
+    coinbase.inputs[0].witness = {filled(32, 0)};
     block.transactions = {coinbase, sample_transaction(1, 2, false, 107), sample_transaction(2, 1, true, 0)};
     add("block", "coinbase-legacy-segwit", reference::encode_block(block));
     add("block", "huge-tx-count", concat({reference::encode_header(sample_header()), {0xfe}, le(0x01000000, 4)}));
