@@ -348,11 +348,13 @@ TEST_F(ScanVerify, EveryFlipIsReportedAtItsRecord)
                     << scan.text;
             const std::string error_prefix = std::to_string(records[index].offset) + " error: ";
             ASSERT_EQ(scan.lines[index].rfind(error_prefix, 0), 0u) << scan.text;
-            if (!flip.expect.empty() && scan.lines[index].find("verify:") != std::string::npos)
+            if (!flip.expect.empty() && scan.lines[index].find("verify:") != std::string::npos) {
                 EXPECT_NE(scan.lines[index].find(flip.expect), std::string::npos) << scan.lines[index];
-            if (!flip.expect.empty() && flip.what.rfind("header", 0) == 0)
+            }
+            if (!flip.expect.empty() && flip.what.rfind("header", 0) == 0) {
                 EXPECT_NE(scan.lines[index].find("verify:"), std::string::npos)
                     << "a header flip still frames and decodes: " << scan.lines[index];
+            }
             if (!flip.framing) {
                 // Framing intact: every later record is read and passes; one corrupt record in all.
                 ASSERT_EQ(scan.lines.size(), records.size() + 1) << scan.text;
