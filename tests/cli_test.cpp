@@ -14,31 +14,6 @@
 namespace serdiff::test {
 namespace {
 
-struct CliRun {
-    int exit_status = -1;
-    std::string out;
-    std::string err;
-};
-
-// Runs `serdiff ARGUMENTS` through the shell (so ARGUMENTS may redirect stdin) and collects both streams.
-CliRun run_cli(const std::string& arguments)
-{
-    const std::filesystem::path err_path =
-        std::filesystem::temp_directory_path() / ("serdiff_cli_test_stderr_" + std::to_string(getpid()));
-    const std::string command = std::string("'") + SERDIFF_CLI + "' " + arguments + " 2>'" + err_path.string() + "'";
-    CliRun run;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) throw std::runtime_error("popen failed: " + command);
-    char buffer[65536];
-    size_t got;
-    while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) run.out.append(buffer, got);
-    const int status = pclose(pipe);
-    run.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    run.err = read_file_text(err_path);
-    std::filesystem::remove(err_path);
-    return run;
-}
-
 const std::string kSmallestBlock =
     "mainnet-413567-0000000000000000025aff8be8a55df8f89c77296db6198f272d6577325d4069.raw";
 

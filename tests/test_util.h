@@ -15,6 +15,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "differential/reference/reference.h"
 #include "model/decoded.h"
@@ -95,6 +97,36 @@ inline std::string read_file_text(const std::filesystem::path& path)
     if (!file) throw std::runtime_error("cannot open " + path.string());
     return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
 }
+
+#ifdef SERDIFF_CLI
+// One run of the serdiff CLI (SERDIFF_CLI: its path, a compile definition of the test binary).
+struct CliRun {
+    int exit_status = -1;
+    std::string out;
+    std::string err;
+};
+
+// Runs `serdiff ARGUMENTS` through the shell (so ARGUMENTS may redirect stdin) with ENVIRONMENT
+// ("NAME=value ..." or "") and collects both streams.
+inline CliRun run_cli(const std::string& arguments, const std::string& environment = "")
+{
+    const std::filesystem::path err_path =
+        std::filesystem::temp_directory_path() / ("serdiff_cli_test_stderr_" + std::to_string(getpid()));
+    const std::string command = "env " + environment + " '" + std::string(SERDIFF_CLI) + "' " + arguments +
+                                " 2>'" + err_path.string() + "'";
+    CliRun run;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) throw std::runtime_error("popen failed: " + command);
+    char buffer[65536];
+    size_t got;
+    while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) run.out.append(buffer, got);
+    const int status = pclose(pipe);
+    run.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    run.err = read_file_text(err_path);
+    std::filesystem::remove(err_path);
+    return run;
+}
+#endif
 
 // A parsed JSON value: enough of JSON for the test vectors and the CLI's output (no \u escapes beyond
 // ASCII, numbers kept as their text).

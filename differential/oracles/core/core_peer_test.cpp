@@ -189,32 +189,6 @@ TEST(CorePeer, CountsTheWriterCallsOfABlock)
     EXPECT_GT(oracles::core::block_writer_calls(block.data(), block.size()), 5u);
 }
 
-struct CliRun {
-    int exit_status = -1;
-    std::string out;
-    std::string err;
-};
-
-// Runs `serdiff ARGUMENTS` through the shell with ENVIRONMENT ("NAME=value ..." or "") and collects both streams.
-CliRun run_cli(const std::string& arguments, const std::string& environment = "")
-{
-    const std::filesystem::path err_path =
-        std::filesystem::temp_directory_path() / ("serdiff_core_cli_test_stderr_" + std::to_string(getpid()));
-    const std::string command = "env " + environment + " '" + std::string(SERDIFF_CLI) + "' " + arguments + " 2>'" +
-                                err_path.string() + "'";
-    CliRun run;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) throw std::runtime_error("popen failed: " + command);
-    char buffer[65536];
-    size_t got;
-    while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) run.out.append(buffer, got);
-    const int status = pclose(pipe);
-    run.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    run.err = read_file_text(err_path);
-    std::filesystem::remove(err_path);
-    return run;
-}
-
 // `serdiff inspect --impl all` lists Bitcoin Core first, with its verdict on accepted, rejected and
 // trailing-byte inputs; it has no witness-free mode.
 TEST(CorePeerCli, InspectAllShowsBitcoinCoresVerdictFirst)
