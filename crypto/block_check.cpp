@@ -37,8 +37,9 @@ CompactTarget decode_compact_target(uint32_t bits)
 
 bool hash_at_most(const model::uint256& hash, const model::uint256& target)
 {
-    for (size_t i = 32; i-- > 0;)
-        if (hash.bytes[i] != target.bytes[i]) return hash.bytes[i] < target.bytes[i];
+    // Most significant byte first: the last of the 32 little-endian bytes.
+    for (size_t i = 32; i > 0; --i)
+        if (hash.bytes[i - 1] != target.bytes[i - 1]) return hash.bytes[i - 1] < target.bytes[i - 1];
     return true;
 }
 
