@@ -220,7 +220,11 @@ private:
                 subject_ = optimized::prevector<N, T>(range.begin(), range.end()), model_ = range;
                 break;
             }
-            default: subject_ = optimized::prevector<N, T>{v, T(v + 1), T(v + 2)}, model_ = {v, T(v + 1), T(v + 2)};
+            default: {
+                // The next two values, wrapping at the type's width (computed in 64 bits: no overflow).
+                const T v1 = static_cast<T>(uint64_t{v} + 1), v2 = static_cast<T>(uint64_t{v} + 2);
+                subject_ = optimized::prevector<N, T>{v, v1, v2}, model_ = {v, v1, v2};
+            }
             }
         }
         }
