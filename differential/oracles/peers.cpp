@@ -89,36 +89,40 @@ const char* kind_name(ObjectKind kind)
     return "?";
 }
 
-Verdict reference_verdict(ObjectKind kind, std::span<const uint8_t> input, bool allow_witness)
+namespace {
+
+// A reference decoding as a verdict: accepted or the error, and on success the bytes consumed and the re-encoding.
+template <typename T, typename Encode>
+Verdict verdict_of(const model::Decoded<T>& decoded, Encode encode)
 {
     Verdict verdict;
-    if (kind == ObjectKind::header) {
-        auto decoded = reference::decode_header(input);
-        verdict.accepted = decoded.ok;
-        verdict.error = decoded.error;
-        if (decoded.ok) {
-            verdict.consumed = decoded.consumed;
-            verdict.reencoded = reference::encode_header(decoded.value);
-        }
-    } else if (kind == ObjectKind::transaction) {
-        auto decoded = reference::decode_transaction(input, allow_witness);
-        verdict.accepted = decoded.ok;
-        verdict.error = decoded.error;
-        if (decoded.ok) {
-            verdict.consumed = decoded.consumed;
-            verdict.reencoded = reference::encode_transaction(decoded.value, allow_witness);
-            verdict.transactions.push_back(std::move(decoded.value));
-        }
-    } else {
-        auto decoded = reference::decode_block(input);
-        verdict.accepted = decoded.ok;
-        verdict.error = decoded.error;
-        if (decoded.ok) {
-            verdict.consumed = decoded.consumed;
-            verdict.reencoded = reference::encode_block(decoded.value);
-            verdict.transactions = std::move(decoded.value.transactions);
-        }
+    verdict.accepted = decoded.ok;
+    verdict.error = decoded.error;
+    if (decoded.ok) {
+        verdict.consumed = decoded.consumed;
+        verdict.reencoded = encode(decoded.value);
     }
+    return verdict;
+}
+
+}  // namespace
+
+Verdict reference_verdict(ObjectKind kind, std::span<const uint8_t> input, bool allow_witness)
+{
+    if (kind == ObjectKind::header) {
+        return verdict_of(reference::decode_header(input), reference::encode_header);
+    }
+    if (kind == ObjectKind::transaction) {
+        auto decoded = reference::decode_transaction(input, allow_witness);
+        Verdict verdict = verdict_of(decoded, [&](const model::Transaction& tx) {
+            return reference::encode_transaction(tx, allow_witness);
+        });
+        if (decoded.ok) verdict.transactions.push_back(std::move(decoded.value));
+        return verdict;
+    }
+    auto decoded = reference::decode_block(input);
+    Verdict verdict = verdict_of(decoded, reference::encode_block);
+    if (decoded.ok) verdict.transactions = std::move(decoded.value.transactions);
     return verdict;
 }
 
