@@ -43,6 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools" / "fuzz"))
 import coverage as fuzz_coverage  # noqa: E402  (tools/fuzz/coverage.py: the build `make coverage` uses)
+from run import sanitizer_environment  # noqa: E402  (tools/fuzz/run.py: the runtime options of make fuzz)
 
 VENV = ROOT / "build" / "python-venv"
 REQUIREMENTS = ROOT / "tools" / "mutate" / "requirements.txt"
@@ -290,6 +291,9 @@ class Job:
     def configure(self):
         flags = ["-DCMAKE_C_COMPILER=clang-19", "-DCMAKE_CXX_COMPILER=clang++-19",
                  "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DSERDIFF_SANITIZERS=address,undefined",
+                 # make fuzz's -O2 without debug info: the rebuild per mutant is its cost (-g adds ~20%),
+                 # and a kill is classified from the report's text, which needs no symbolized lines.
+                 "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG", "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG",
                  "-DSERDIFF_FUZZ_ENGINE=libfuzzer", f"-DSERDIFF_BUILD_TESTS={'ON' if self.unit else 'OFF'}",
                  "-DSERDIFF_PEERS=OFF", "-DSERDIFF_WERROR=OFF", f"-DSERDIFF_DATA_DIR={SHARED_DATA}"]
         if shutil.which("ccache"):
@@ -427,7 +431,8 @@ class Job:
         started = time.time()
         try:
             result = subprocess.run(command + [str(c) for c in corpora if c.is_dir()], capture_output=True,
-                                    env={**os.environ, "FUZZ": target}, timeout=timeout, cwd=self.base)
+                                    env={**sanitizer_environment(), "FUZZ": target}, timeout=timeout,
+                                    cwd=self.base)
             text, status = result.stderr.decode(errors="replace") + result.stdout.decode(errors="replace"), \
                 result.returncode
         except subprocess.TimeoutExpired as expired:
@@ -586,15 +591,19 @@ def process(job, mutant, state, options, shared, seconds, arguments):
 
 def import_results(state, path):
     """Takes the results of a committed report.json (tools/mutate/results/) for the same mutants, so a run
-    continues across machines without the large state file. A mutant whose line changed since is run again."""
+    continues across machines without the large state file. A mutant whose line changed since is run again, and
+    so is every survivor (the suite it survived may have been strengthened since)."""
     done = {m["id"]: m for m in json.loads(path.read_text())["mutants"]}
-    taken = 0
+    taken = rerun = 0
     for m in state["mutants"]:
         old = done.get(m["id"])
         if old and old["original"] == m["original"] and old["mutated"] == m["mutated"] and old["line"] == m["line"]:
+            if old["status"] == "survived":
+                rerun += 1      # the suite may have been strengthened since: a survivor is run again
+                continue
             m.update(old)
             taken += 1
-    log(f"mutate: imported {taken} of {len(done)} results from {path}")
+    log(f"mutate: imported {taken} of {len(done)} results from {path} ({rerun} survivors to run again)")
 
 
 def progress(state, chosen, started_at, processed_now):
