@@ -273,8 +273,17 @@ class Job:
         self.units_of = {}
 
     def sync(self):
-        """Copies changed files of the checkout into the job's tree (unchanged files keep their mtime)."""
-        for name in tracked_files():
+        """Copies changed files of the checkout into the job's tree (unchanged files keep their mtime) and
+        removes the files the checkout no longer has (a deleted source would still be globbed)."""
+        names = tracked_files()
+        if self.src.is_dir():
+            keep = set(names)
+            for copy in self.src.rglob("*"):
+                relative = copy.relative_to(self.src).as_posix()
+                if copy.is_file() and not copy.is_symlink() and not relative.startswith("corpora/") \
+                        and relative not in keep:
+                    copy.unlink()
+        for name in names:
             source, copy = ROOT / name, self.src / name
             if not source.is_file():
                 continue
