@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "differential/compare.h"
+#include "differential/fault_file.h"
 #include "differential/generate.h"
 #include "differential/memory_file.h"
 #include "differential/program_input.h"
@@ -61,6 +62,76 @@ void apply_write(Writer& writer, const WriteStep& step)
     case WriteStep::U32: optimized::Serialize(writer, static_cast<uint32_t>(step.number)); break;
     case WriteStep::Count: break;
     }
+}
+
+// Fault mode: the same steps on a FILE* that fails from a byte offset on (differential/fault_file.h).
+struct FaultRun {
+    bool reported = false;              // some write/flush/close threw
+    size_t first_error_step = 0;
+    std::string first_error;
+    bool later_call_succeeded = false;  // a call after the first error did not throw
+    uint64_t acknowledged = 0;          // the position after the last successful flush()/close()
+};
+
+// Runs `steps` then close() on the writer made by `make_writer(FILE*)` over `file`, every call caught.
+// The writer (and its AutoFile) is destroyed before returning, as a crashed program's would be.
+template <typename MakeAndRun>
+FaultRun run_with_fault(FaultFile& file, bool stdio_buffered, uint64_t start, const MakeAndRun& make_and_run)
+{
+    FaultRun run;
+    run.acknowledged = start;
+    make_and_run(open_fault_file(file, "wb", stdio_buffered), [&](auto& writer, const std::vector<WriteStep>& steps) {
+        const auto call = [&](size_t index, bool acknowledges, const auto& action) {
+            try {
+                action();
+            } catch (const std::runtime_error& error) {
+                if (!run.reported) {
+                    run.reported = true;
+                    run.first_error_step = index;
+                    run.first_error = error.what();
+                }
+                return;
+            }
+            if (run.reported) run.later_call_succeeded = true;
+            else if (acknowledges) run.acknowledged = writer.position();
+        };
+        for (size_t i = 0; i < steps.size(); ++i)
+            if (steps[i].kind != WriteStep::Count)
+                call(i, steps[i].kind == WriteStep::Flush, [&] { apply_write(writer, steps[i]); });
+        call(steps.size(), true, [&] { writer.close(); });
+    });
+    return run;
+}
+
+// What every writer must do when the file fails from `fault_offset` on: report it exactly when it cost
+// bytes, fail every later call, and leave a prefix of the right bytes holding at least what a successful
+// flush()/close() acknowledged.
+void check_fault_run(const std::string& name, const FaultRun& run, const FaultFile& file, const Bytes& wanted,
+                     uint64_t fault_offset, const std::string& setting, std::span<const uint8_t> input)
+{
+    const std::string label = "buffered_writer fault mode: " + name + " (" + setting + ")";
+    const bool costs_bytes = fault_offset < wanted.size();
+    if (run.reported != costs_bytes)
+        report_mismatch(label, costs_bytes ? "a write fault went unreported" : "an error without a fault",
+                        run.reported ? "first error at step " + std::to_string(run.first_error_step) + ": " + run.first_error
+                                     : "every call succeeded; the file holds " + std::to_string(file.data.size()) +
+                                           " of " + std::to_string(wanted.size()) + " bytes",
+                        input);
+    if (run.later_call_succeeded)
+        report_mismatch(label, "a call succeeded after a write error",
+                        "first error at step " + std::to_string(run.first_error_step) + ": " + run.first_error, input);
+    const Bytes& got = file.data;
+    const bool prefix = got.size() <= wanted.size() && std::equal(got.begin(), got.end(), wanted.begin());
+    if (!prefix || got.size() > fault_offset)
+        report_mismatch(label, "the file is not a prefix of the right bytes",
+                        "the file holds " + std::to_string(got.size()) + " bytes, the fault is at " +
+                            std::to_string(fault_offset) + "; " + describe_byte_difference(got, wanted, "file", "right bytes"),
+                        input);
+    if (got.size() < run.acknowledged)
+        report_mismatch(label, "acknowledged bytes are missing from the file",
+                        "a successful flush()/close() acknowledged " + std::to_string(run.acknowledged) +
+                            " bytes; the file holds " + std::to_string(got.size()),
+                        input);
 }
 
 // ----------------------------------------------------------------------------------------- buffered_reader
@@ -136,7 +207,14 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
     const size_t buffer = 1 + in.byte() % kMaxFileBufferSize;
     const uint64_t start = in.byte() % 24;
     const Key key = read_key(in);
-    const bool close_explicitly = (in.byte() & 1) == 0;  // else the destructors write what is pending
+    // Flags: bit 0 set = let the destructors write what is pending (else close()); bits 1-2 = 2: a short
+    // write, 3: an I/O error from a byte offset on (fault mode, after the fault-free comparison); bit 3:
+    // stdio buffering on the faulty FILE*.
+    const uint8_t flags = in.byte();
+    const bool close_explicitly = (flags & 1) == 0;
+    const Fault fault = ((flags >> 1) & 3) == 2 ? Fault::short_write : ((flags >> 1) & 3) == 3 ? Fault::io_error : Fault::none;
+    const bool stdio_buffered = (flags & 8) != 0;
+    const uint64_t fault_number = fault == Fault::none ? 0 : in.number();
     std::vector<WriteStep> steps;
     size_t total = 0;
     while (!in.exhausted() && steps.size() < kMaxFileOperations && total < kMaxFileProgramBytes) {
@@ -194,6 +272,42 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
                   buffered_file.contents(), wanted, input);
     compare_bytes([&] { return std::string("buffered_writer AutoFile file") + how; }, direct_file.contents(), wanted,
                   input);
+    if (fault == Fault::none) return;
+
+    // Fault mode: each writer again, on a file that fails from an offset in [start, end of the bytes]. The
+    // faulty files begin with the start gap's zeros (the memfd has none when nothing was written).
+    Bytes expected = wanted;
+    if (expected.size() < start) expected.resize(start, 0);
+    const uint64_t fault_offset = start + fault_number % (expected.size() - start + 1);
+    const std::string setting = std::string(fault == Fault::short_write ? "short write" : "I/O error") + " at byte " +
+                                std::to_string(fault_offset) + " of " + std::to_string(expected.size()) +
+                                (stdio_buffered ? ", stdio buffered" : ", stdio unbuffered") + ", buffer " +
+                                std::to_string(buffer);
+    const auto faulty = [&] {
+        FaultFile file;
+        file.data.assign(start, 0);
+        file.position = start;
+        file.fault = fault;
+        file.fault_offset = fault_offset;
+        return file;
+    };
+    FaultFile buffered_faulty = faulty(), direct_faulty = faulty(), reference_faulty = faulty();
+    const FaultRun buffered_run = run_with_fault(buffered_faulty, stdio_buffered, start, [&](std::FILE* stream, const auto& run) {
+        optimized::AutoFile file{stream, key};
+        optimized::BufferedWriter writer{file, buffer};
+        run(writer, steps);
+    });
+    const FaultRun direct_run = run_with_fault(direct_faulty, stdio_buffered, start, [&](std::FILE* stream, const auto& run) {
+        optimized::AutoFile file{stream, key};
+        run(file, steps);
+    });
+    const FaultRun reference_run = run_with_fault(reference_faulty, stdio_buffered, start, [&](std::FILE* stream, const auto& run) {
+        reference::FileWriter writer{stream, key};
+        run(writer, steps);
+    });
+    check_fault_run("reference FileWriter", reference_run, reference_faulty, expected, fault_offset, setting, input);
+    check_fault_run("BufferedWriter", buffered_run, buffered_faulty, expected, fault_offset, setting, input);
+    check_fault_run("AutoFile", direct_run, direct_faulty, expected, fault_offset, setting, input);
 }
 
 void check_buffered_reader_program(std::span<const uint8_t> input)
@@ -248,7 +362,7 @@ void check_block_store_program(std::span<const uint8_t> input)
         if (buffered) writer.emplace(file, buffer);
         reference::FileWriter expected{reference_file.open("wb", 0), key};
         for (size_t i = 0; i < record_count; ++i) {
-            const uint8_t kind = in.byte() % 3;
+            const uint8_t kind = in.byte() % 4;
             uint64_t optimized_offset = 0, reference_offset = 0;
             if (kind == 0) {
                 const model::Block block = generate.block();
@@ -263,8 +377,14 @@ void check_block_store_program(std::span<const uint8_t> input)
                 reference_offset = reference::write_block_record(expected, kMainnetMagic, payload);
                 block_offsets.push_back(reference_offset);
             } else {
-                const Bytes undo = reference::encode_block_undo(generate.block_undo());
+                Bytes undo = reference::encode_block_undo(generate.block_undo());
                 const model::uint256 parent = generate.hash();
+                if (kind == 3) {
+                    // An undo payload that decodes with 1..8 bytes left over ("trailing bytes inside the record").
+                    const Bytes extra = in.payload(1 + in.byte() % 8u);
+                    undo.insert(undo.end(), extra.begin(), extra.end());
+                    if (extra.empty()) undo.push_back(0);  // the input ran out
+                }
                 optimized_offset = writer ? optimized::write_undo_record(*writer, kMainnetMagic, undo, parent)
                                           : optimized::write_undo_record(file, kMainnetMagic, undo, parent);
                 reference_offset = reference::write_undo_record(expected, kMainnetMagic, undo, parent);

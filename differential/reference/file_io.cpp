@@ -76,6 +76,7 @@ void FileWriter::write_byte(std::byte value)
 
 void FileWriter::write(std::span<const std::byte> bytes)
 {
+    require_writable();  // an empty write after a failure fails too, as every call does
     for (std::byte value : bytes) write_byte(value);
 }
 

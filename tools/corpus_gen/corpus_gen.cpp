@@ -544,6 +544,29 @@ void generate_buffered_streams()
             add("buffered_writer", "buffer-" + std::to_string(size) + (close_flag ? "-destructor" : "-close"), w.bytes);
         }
     }
+    // Fault mode (flags bits 1-2: 2 short write, 3 I/O error; bit 3 stdio buffered; then the fault offset as a
+    // number, taken modulo the bytes written + 1): spans around the buffer, single bytes and flushes, so the
+    // fault lands inside a span, between writes and at a flush.
+    struct FaultSeed {
+        const char* name;
+        uint8_t flags;
+        uint64_t offset;
+    };
+    for (const FaultSeed& fault : {FaultSeed{"short-write-unbuffered", 4, 13}, FaultSeed{"io-error-unbuffered", 6, 29},
+                                   FaultSeed{"short-write-stdio-buffered", 12, 41}, FaultSeed{"io-error-stdio-buffered", 14, 7}}) {
+        for (uint8_t buffer : {uint8_t{2}, uint8_t{15}}) {
+            ProgramWriter w;
+            w.byte(buffer).byte(5).raw({9, 0, 0xff, 0x80, 1, 2, 3, 4}).byte(fault.flags).number(fault.offset);
+            const size_t size = buffer + 1u;
+            const size_t edges[] = {0, 1, size - 1, size, size + 1, 2 * size, 2 * size + 1, 3 * size + 3};
+            for (uint8_t selector = 0; selector < 8; ++selector) {
+                w.byte(1).byte(selector).payload(edges[selector], selector);
+                w.byte(0).byte(static_cast<uint8_t>(0xa0 + selector));
+                if (selector % 2) w.byte(2);
+            }
+            add("buffered_writer", std::string("fault-") + fault.name + "-buffer-" + std::to_string(buffer + 1u), w.bytes);
+        }
+    }
     // buffered_reader: buffer byte, start, key, content length (number) + payload; steps: 0 byte, 1 read
     // (selector), 2 ignore (selector), 3 position.
     for (uint8_t buffer : {0, 1, 7, 15, 31}) {
@@ -574,7 +597,8 @@ Bytes generator_prefix(const Bytes& source, Build build)
 void generate_block_store()
 {
     // key, shape (buffer 1 + shape % 64; 0x80: AutoFile; 0x40: read with the testnet magic), record count,
-    // records (0 generated block, 1 raw payload, 2 generated undo + parent hash), edit count, edits
+    // records (0 generated block, 1 raw payload, 2 generated undo + parent hash, 3 the same + trailing bytes),
+    // edit count, edits
     // (0 flip, 1 truncate, 2 stored zeros, 3 overwrite 4 bytes: kind, number, argument), extra offset.
     Bytes source;
     uint64_t state = 0xb10c;
@@ -627,6 +651,21 @@ void generate_block_store()
         flipped.raw({0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef}).byte(shape).byte(1).byte(2).raw(undo);
         flipped.byte(1).byte(0).number(40).byte(2).number(0);
         add("block_store", "undo-payload-flipped" + suffix, flipped.bytes);
+    }
+    // An undo record whose payload decodes with 3 bytes left over (record kind 3): "3 trailing bytes inside the
+    // record" from read_undo_record and the scan; once after a generated undo, once after an empty one (1 byte
+    // decoded, so the count of trailing bytes exceeds what was decoded).
+    const Bytes empty_undo = generator_prefix(Bytes(64, 0), [](auto& g) {
+        g.block_undo();
+        g.hash();
+    });
+    for (uint8_t shape : {uint8_t{2}, uint8_t{0x80}}) {
+        ProgramWriter trailing;
+        trailing.raw({0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef}).byte(shape).byte(1).byte(3);
+        trailing.raw(shape & 0x80 ? empty_undo : undo);
+        trailing.byte(2).payload(3, 0x50, std::vector<uint8_t>{0x51, 0x52, 0x53}).byte(0).number(0);
+        add("block_store", std::string(shape & 0x80 ? "undo-empty-trailing-bytes-autofile" : "undo-trailing-bytes-buffer-3"),
+            trailing.bytes);
     }
     ProgramWriter testnet = records(0x45);
     testnet.byte(0).byte(0);

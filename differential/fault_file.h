@@ -1,0 +1,29 @@
+// A FILE* over bytes in memory that fails on purpose (glibc's fopencookie): a short write (a full disk) or
+// an I/O error from a chosen byte offset on. Used by the buffered_writer program's fault mode and by
+// tests/fault_injection_test.cpp.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+
+#include "model/model.h"
+
+namespace serdiff::differential {
+
+enum class Fault { none, short_write, io_error };
+
+// The file behind the cookie. short_write accepts the bytes before fault_offset and reports the short
+// count (ENOSPC), then accepts nothing; io_error accepts nothing of a write that would reach the offset
+// (EIO), and fails a read that would.
+struct FaultFile {
+    model::Bytes data;
+    uint64_t position = 0;
+    Fault fault = Fault::none;
+    uint64_t fault_offset = 0;
+};
+
+// A FILE* on `file` (which must outlive it) in `mode`; stdio_buffered = false sets _IONBF. Throws
+// std::runtime_error when fopencookie fails.
+std::FILE* open_fault_file(FaultFile& file, const char* mode, bool stdio_buffered);
+
+}  // namespace serdiff::differential
