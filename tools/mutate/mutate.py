@@ -653,6 +653,17 @@ def run(arguments):
                 m["status"] = "pending"
     if arguments.refresh_coverage and arguments.resume:
         state["coverage"] = dict(zip(("reach", "instrumented"), coverage_map(arguments.jobs)))
+    if arguments.rerun_survivors:
+        # After strengthening: every survivor (reached or not) runs again against the current suite.
+        again = 0
+        for m in state["mutants"]:
+            if m["status"] == "survived":
+                for key in ("detail", "not_reached", "targets", "reach", "differs_in", "build_seconds", "phase",
+                            "target", "check", "seconds", "elapsed", "unit_killed", "suite"):
+                    m.pop(key, None)
+                m["status"] = "pending"
+                again += 1
+        log(f"mutate: {again} survivor(s) will run again")
     # The suite each mutant ran against (the checkout's commit, "+dirty" with uncommitted changes).
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True,
@@ -872,6 +883,8 @@ def main():
     parser.add_argument("--resume", action="store_true", help="continue the run recorded in the state file")
     parser.add_argument("--refresh-coverage", action="store_true",
                         help="with --resume: recompute which targets reach each line (after targets or seeds changed)")
+    parser.add_argument("--rerun-survivors", action="store_true",
+                        help="with --resume: run every survivor again (after the suite was strengthened)")
     parser.add_argument("--unit", action="store_true", help="also record whether ctest alone kills each mutant")
     parser.add_argument("--shard", default="", help="I/N: this run takes every N-th mutant from the I-th")
     parser.add_argument("--only", default="", help="re-run these mutant ids (file#number, space/comma-separated), "
