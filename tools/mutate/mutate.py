@@ -802,6 +802,11 @@ def write_report(state, out, prefix=""):
     survivors = [m for m in summary["mutants"] if m["status"] == "survived"]
     summary["survivors_triaged"] = {verdict: sum(1 for m in survivors if triage.get(m["id"], ("untriaged",))[0] == verdict)
                                     for verdict in ("equivalent", "fixed", "open", "untriaged")}
+    # The score over the mutants not shown equivalent: survivors triaged "equivalent" (a reason why no input can
+    # tell them apart) leave the denominator, as the TCE-equivalent ones already did.
+    proven = summary["survivors_triaged"]["equivalent"]
+    scored = summary["valid_non_equivalent"] - proven
+    summary["score_without_triaged_equivalent"] = round(100.0 * summary["killed"] / scored, 1) if scored else None
     (out / f"{prefix}report.json").write_text(json.dumps(summary, indent=1))
     header = ("", "valid", "killed", "survived", "not reached", "invalid", "equivalent", "score")
     config = summary["config"]
@@ -820,6 +825,8 @@ def write_report(state, out, prefix=""):
         f"survived {summary['survived']} ({summary['survived_not_reached']} not reached)",
         f"- **score: {summary['score']}%**; median seconds to kill: {summary['median_seconds_to_kill']} "
         f"(by fuzzing only: {summary['median_seconds_to_kill_by_fuzzing']})",
+        f"- score without the {summary['survivors_triaged']['equivalent']} survivors triaged equivalent "
+        f"(tools/mutate/triage.tsv): {summary['score_without_triaged_equivalent']}%",
     ]
     suites = {}
     for m in summary["mutants"]:
@@ -852,7 +859,7 @@ def write_report(state, out, prefix=""):
     log("")
     log(table(score_rows(summary["per_operator"]), ("rule",) + header[1:]))
     log("")
-    for line in lines[4:9]:
+    for line in lines[4:10]:
         log(line)
     log(f"mutate: report in {out / (prefix + 'report.md')} and {out / (prefix + 'report.json')}")
 
