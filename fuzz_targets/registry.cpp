@@ -5,10 +5,41 @@
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <unistd.h>
 
 #include "differential/compare.h"
 
+// The allocation bound of every fuzz binary (libFuzzer, AFL++, replay): no single allocation may exceed
+// kMaxSingleAllocation. A decoder that trusts a claimed length (up to MAX_SIZE, 32 MiB) instead of reading
+// in MAX_VECTOR_ALLOCATE (5,000,000-byte) chunks is caught here on the first input that claims more; the
+// largest legitimate allocation is a real block's bytes (2.3 MB in ../shared/data, up to twice that while a
+// vector grows). Works through the sanitizers' malloc hooks (ASan, MSan); a build without them skips it.
+extern "C" int __sanitizer_install_malloc_and_free_hooks(void (*)(const volatile void*, size_t),
+                                                         void (*)(const volatile void*)) __attribute__((weak));
+extern "C" void __sanitizer_print_stack_trace() __attribute__((weak));
+
 namespace serdiff::fuzz {
+
+namespace {
+constexpr size_t kMaxSingleAllocation = size_t{16} << 20;
+
+void bounded_malloc_hook(const volatile void*, size_t size)
+{
+    if (size <= kMaxSingleAllocation) return;
+    // No allocation here (this runs inside malloc): a fixed message, the stack, abort.
+    static const char message[] = "==serdiff== ERROR: allocation over the fuzz binaries' bound of 16 MiB "
+                                  "(a claimed length trusted before its bytes arrived?)\n";
+    (void)!::write(2, message, sizeof message - 1);
+    if (__sanitizer_print_stack_trace) __sanitizer_print_stack_trace();
+    std::abort();
+}
+
+void ignore_free(const volatile void*) {}
+
+[[maybe_unused]] const bool allocation_bound_installed =
+    __sanitizer_install_malloc_and_free_hooks &&
+    __sanitizer_install_malloc_and_free_hooks(bounded_malloc_hook, ignore_free) != 0;
+}  // namespace
 
 std::map<std::string, Target, std::less<>>& registry()
 {

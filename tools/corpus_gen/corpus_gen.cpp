@@ -132,6 +132,15 @@ void generate_transactions()
     unknown_flag[5] = 0x03;
     add("transaction", "unknown-flag", unknown_flag);
     add("transaction", "huge-input-count", concat({le(1, 4), {0xfe}, le(0x02000000, 4)}));
+    // Byte lengths claimed far beyond the input (20 MiB, under MAX_SIZE): decoding must end in "end of data"
+    // without allocating the claim (every fuzz binary aborts on a single allocation over 16 MiB).
+    const Bytes prevout(36, 0);
+    const Bytes claim = concat({{0xfe}, le(0x01400000, 4)});
+    add("transaction", "scriptsig-claims-20mib", concat({le(1, 4), {0x01}, prevout, claim}));
+    add("transaction", "scriptpubkey-claims-20mib",
+        concat({le(1, 4), {0x01}, prevout, {0x00}, le(0xffffffff, 4), {0x01}, le(0, 8), claim}));
+    add("transaction", "witness-item-claims-20mib",
+        concat({le(1, 4), {0x00, 0x01, 0x01}, prevout, {0x00}, le(0xffffffff, 4), {0x01}, le(0, 8), {0x00}, {0x01}, claim}));
     add("transaction", "truncated-segwit",
         Bytes(superfluous.begin(), superfluous.begin() + static_cast<std::ptrdiff_t>(superfluous.size() / 2)));
 }
