@@ -46,7 +46,7 @@ std::string position_text(uint64_t position) { return "@" + std::to_string(posit
 // ----------------------------------------------------------------------------------------- buffered_writer
 
 struct WriteStep {
-    enum Kind { Byte, Span, Flush, CompactSize, U32, Count } kind;
+    enum Kind { Byte, Span, Flush, CompactSize, U32, Close, Count } kind;
     Bytes bytes;  // what the step writes (the reference's encoding for the typed steps)
     uint64_t number = 0;
 };
@@ -60,6 +60,7 @@ void apply_write(Writer& writer, const WriteStep& step)
     case WriteStep::Flush: writer.flush(); break;
     case WriteStep::CompactSize: optimized::WriteCompactSize(writer, step.number); break;
     case WriteStep::U32: optimized::Serialize(writer, static_cast<uint32_t>(step.number)); break;
+    case WriteStep::Close: writer.close(); break;
     case WriteStep::Count: break;
     }
 }
@@ -95,10 +96,12 @@ FaultRun run_with_fault(FaultFile& file, bool stdio_buffered, uint64_t start, co
             if (run.reported) run.later_call_succeeded = true;
             else if (acknowledges) run.acknowledged = writer.position();
         };
-        for (size_t i = 0; i < steps.size(); ++i)
+        // The steps up to the first Close, then close(): what follows a close is the fault-free run's business.
+        size_t i = 0;
+        for (; i < steps.size() && steps[i].kind != WriteStep::Close; ++i)
             if (steps[i].kind != WriteStep::Count)
                 call(i, steps[i].kind == WriteStep::Flush, [&] { apply_write(writer, steps[i]); });
-        call(steps.size(), true, [&] { writer.close(); });
+        call(i, true, [&] { writer.close(); });
     });
     return run;
 }
@@ -222,7 +225,7 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
         switch (step.kind) {
         case WriteStep::Byte: step.bytes = {in.byte()}; break;
         case WriteStep::Span: step.bytes = in.payload(buffer_relative_length(in, buffer)); break;
-        case WriteStep::Flush: case WriteStep::Count: break;
+        case WriteStep::Flush: case WriteStep::Close: case WriteStep::Count: break;
         case WriteStep::CompactSize:
             step.number = in.number();
             step.bytes = reference::encode_compactsize(step.number);
@@ -247,11 +250,42 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
         optimized::BufferedWriter buffered{buffered_target, buffer};
         optimized::AutoFile direct{direct_file.open("wb", start), key};
         reference::FileWriter expected{reference_file.open("wb", start), key};
+        bool closed = false;
+        // After close(): every call of the AutoFile and the reference fails, and so does every BufferedWriter
+        // call that would reach the file (a write that fits its buffer is only buffered); nothing reaches it.
+        const auto after_close = [&](size_t i, const char* writer, bool may_succeed, const auto& action) {
+            try {
+                action();
+            } catch (const std::runtime_error&) {
+                return;
+            }
+            if (!may_succeed)
+                report_mismatch("buffered_writer (buffer " + std::to_string(buffer) + ")", "a call succeeded after close()",
+                                std::string(writer) + ", step " + std::to_string(i), input);
+        };
         for (size_t i = 0; i < steps.size(); ++i) {
+            if (closed) {
+                const WriteStep& step = steps[i];
+                if (step.kind == WriteStep::Count) continue;
+                const bool only_buffered = step.kind != WriteStep::Flush && step.kind != WriteStep::Close;
+                after_close(i, "BufferedWriter", only_buffered, [&] { apply_write(buffered, step); });
+                after_close(i, "AutoFile", false, [&] { apply_write(direct, step); });
+                after_close(i, "reference", false, [&] {
+                    if (step.kind == WriteStep::Flush) expected.flush();
+                    else if (step.kind == WriteStep::Close) expected.close();
+                    else expected.write(std::as_bytes(std::span(step.bytes)));
+                });
+                continue;
+            }
             apply_write(buffered, steps[i]);
             apply_write(direct, steps[i]);
             if (steps[i].kind == WriteStep::Flush) expected.flush();
+            else if (steps[i].kind == WriteStep::Close) expected.close();
             else expected.write(std::as_bytes(std::span(steps[i].bytes)));
+            if (steps[i].kind == WriteStep::Close) {
+                closed = true;
+                continue;
+            }
             if (buffered.position() != expected.position() || direct.position() != expected.position())
                 report_mismatch("buffered_writer (buffer " + std::to_string(buffer) + ")", "position after a write differs",
                                 "after step " + std::to_string(i) + ": BufferedWriter " +
@@ -260,7 +294,7 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
                                     std::to_string(expected.position()),
                                 input);
         }
-        if (close_explicitly) {
+        if (close_explicitly && !closed) {
             buffered.close();
             direct.close();
             expected.close();

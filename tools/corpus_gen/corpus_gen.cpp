@@ -537,7 +537,7 @@ void generate_compression()
 void generate_buffered_streams()
 {
     // buffered_writer: buffer byte, start, key, close flag; steps: 0 byte, 1 span (length selector + payload),
-    // 2 flush, 3 CompactSize (number), 4 u32. Span length selectors 0..7 are buffer edges, else selector − 8.
+    // 2 flush, 3 CompactSize (number), 4 u32, 5 close. Span length selectors 0..7 are buffer edges, else selector − 8.
     for (uint8_t buffer : {0, 1, 6, 7, 15, 31}) {
         for (uint8_t close_flag : {0, 1}) {
             ProgramWriter w;
@@ -552,6 +552,15 @@ void generate_buffered_streams()
             w.byte(3).number(0xfd).byte(3).number(0x10000).byte(4).little_endian(0xcafebabe, 4).byte(2);
             add("buffered_writer", "buffer-" + std::to_string(size) + (close_flag ? "-destructor" : "-close"), w.bytes);
         }
+    }
+    // Use after close (step 5): writes that only fill the BufferedWriter's buffer, one that overflows it, a
+    // flush and a second close must all leave the closed file as it was, and the flush and close must fail.
+    for (uint8_t buffer : {uint8_t{3}, uint8_t{15}}) {
+        ProgramWriter w;
+        w.byte(buffer).byte(2).raw({9, 0, 0xff, 0x80, 1, 2, 3, 4}).byte(0);
+        w.byte(1).byte(3).payload(buffer + 1u, 1).byte(0).byte(0x11).byte(5);   // a span, a byte, close
+        w.byte(0).byte(0x22).byte(2).byte(1).byte(5).payload(2u * (buffer + 1u), 2).byte(2).byte(5);
+        add("buffered_writer", "use-after-close-buffer-" + std::to_string(buffer + 1u), w.bytes);
     }
     // Fault mode (flags bits 1-2: 2 short write, 3 I/O error; bit 3 stdio buffered; then the fault offset as a
     // number, taken modulo the bytes written + 1): spans around the buffer, single bytes and flushes, so the
