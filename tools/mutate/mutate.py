@@ -653,17 +653,22 @@ def run(arguments):
                 m["status"] = "pending"
     if arguments.refresh_coverage and arguments.resume:
         state["coverage"] = dict(zip(("reach", "instrumented"), coverage_map(arguments.jobs)))
-    if arguments.rerun_survivors:
-        # After strengthening: every survivor (reached or not) runs again against the current suite.
+    rerun_ids = set(arguments.rerun.replace(",", " ").split())
+    unknown = rerun_ids - {m["id"] for m in state["mutants"]}
+    if unknown:
+        sys.exit(f"mutate: --rerun: no such mutant(s) {', '.join(sorted(unknown))} (ids are file#number)")
+    if arguments.rerun_survivors or rerun_ids:
+        # After strengthening: every survivor (reached or not), or the ones named, runs again against the
+        # current suite.
         again = 0
         for m in state["mutants"]:
-            if m["status"] == "survived":
+            if (m["status"] == "survived" and arguments.rerun_survivors) or m["id"] in rerun_ids:
                 for key in ("detail", "not_reached", "targets", "reach", "differs_in", "build_seconds", "phase",
                             "target", "check", "seconds", "elapsed", "unit_killed", "suite"):
                     m.pop(key, None)
                 m["status"] = "pending"
                 again += 1
-        log(f"mutate: {again} survivor(s) will run again")
+        log(f"mutate: {again} mutant(s) will run again")
     # The suite each mutant ran against (the checkout's commit, "+dirty" with uncommitted changes).
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True,
@@ -892,6 +897,8 @@ def main():
                         help="with --resume: recompute which targets reach each line (after targets or seeds changed)")
     parser.add_argument("--rerun-survivors", action="store_true",
                         help="with --resume: run every survivor again (after the suite was strengthened)")
+    parser.add_argument("--rerun", default="", help="with --resume: run these mutant ids again in the main state "
+                        "(space/comma-separated), e.g. survivors a strengthening should now kill")
     parser.add_argument("--unit", action="store_true", help="also record whether ctest alone kills each mutant")
     parser.add_argument("--shard", default="", help="I/N: this run takes every N-th mutant from the I-th")
     parser.add_argument("--only", default="", help="re-run these mutant ids (file#number, space/comma-separated), "
