@@ -9,8 +9,8 @@
 
 #include "differential/compare.h"
 
-// The allocation bound of every fuzz binary (libFuzzer, AFL++, replay): no single allocation may exceed
-// kMaxSingleAllocation. A decoder that trusts a claimed length (up to MAX_SIZE, 32 MiB) instead of reading
+// The allocation bound of every fuzz binary (libFuzzer, AFL++, replay): while a target runs (run_target; the
+// engines' own start-up tables are larger), no single allocation may exceed kMaxSingleAllocation. A decoder that trusts a claimed length (up to MAX_SIZE, 32 MiB) instead of reading
 // in MAX_VECTOR_ALLOCATE (5,000,000-byte) chunks is caught here on the first input that claims more; the
 // largest legitimate allocation is a real block's bytes (2.3 MB in ../shared/data, up to twice that while a
 // vector grows). Works through the sanitizers' malloc hooks (ASan, MSan); a build without them skips it.
@@ -22,14 +22,24 @@ namespace serdiff::fuzz {
 
 namespace {
 constexpr size_t kMaxSingleAllocation = size_t{16} << 20;
+thread_local bool target_running = false;  // an executable's TLS: reading it never allocates
 
 void bounded_malloc_hook(const volatile void*, size_t size)
 {
-    if (size <= kMaxSingleAllocation) return;
-    // No allocation here (this runs inside malloc): a fixed message, the stack, abort.
-    static const char message[] = "==serdiff== ERROR: allocation over the fuzz binaries' bound of 16 MiB "
-                                  "(a claimed length trusted before its bytes arrived?)\n";
-    (void)!::write(2, message, sizeof message - 1);
+    if (size <= kMaxSingleAllocation || !target_running) return;
+    // No allocation here (this runs inside malloc): the message is built in a fixed buffer.
+    char message[192];
+    size_t length = 0;
+    const auto append = [&](const char* text) {
+        while (*text && length < sizeof message) message[length++] = *text++;
+    };
+    char digits[24];
+    size_t count = 0;
+    for (size_t value = size; count == 0 || value != 0; value /= 10) digits[count++] = static_cast<char>('0' + value % 10);
+    append("==serdiff== ERROR: serdiff: allocation-over-bound of ");
+    while (count > 0 && length < sizeof message) message[length++] = digits[--count];
+    append(" bytes (the fuzz binaries' bound is 16 MiB: a claimed length trusted before its bytes arrived?)\n");
+    (void)!::write(2, message, length);
     if (__sanitizer_print_stack_trace) __sanitizer_print_stack_trace();
     std::abort();
 }
@@ -67,7 +77,12 @@ const Target* find_target(std::string_view name)
 
 void run_target(std::string_view name, TargetFunction target, std::span<const uint8_t> input)
 {
+    struct Running {
+        Running() { target_running = true; }
+        ~Running() { target_running = false; }
+    };
     try {
+        const Running running;
         target(input);
     } catch (const std::exception& error) {
         differential::report_mismatch(name, "uncaught exception (neither side may throw out of the codec)",

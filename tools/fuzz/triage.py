@@ -185,7 +185,7 @@ def classify(target, replay):
         replay.details = [m.group(0)] + [f"  at {f}" for f in top_frames(text)]
         replay.signature = f"{target} | UBSan {where}: {normalize(m.group(3))}"
         return replay
-    m = re.search(r"ERROR: (\w+Sanitizer|libFuzzer): (.*)$", text, re.MULTILINE)
+    m = re.search(r"ERROR: (\w+Sanitizer|libFuzzer|serdiff): (.*)$", text, re.MULTILINE)
     if m:
         frames = top_frames(text)
         # A sanitizer's error type is its first word (heap-buffer-overflow, SEGV, ...); libFuzzer's is a phrase

@@ -470,6 +470,7 @@ def classify(text, status):
     for pattern, name in ((r"ERROR: AddressSanitizer: ([\w-]+)", "asan"), (r"runtime error: ([^\n]{0,120})", "ubsan"),
                           (r"ERROR: LeakSanitizer", "leak"), (r"ERROR: libFuzzer: timeout", "timeout"),
                           (r"ERROR: libFuzzer: out-of-memory", "out-of-memory"),
+                          (r"ERROR: serdiff: (allocation-over-bound of \d+ bytes)", "allocation bound"),
                           (r"ERROR: libFuzzer: deadly signal", "crash (deadly signal)"),
                           (r"ERROR: libFuzzer: fuzz target exited", "fuzz target exited"),
                           (r"uncaught exception[^\n]{0,120}", "uncaught exception")):
