@@ -28,11 +28,11 @@ ssize_t fault_write(void* cookie, const char* buffer, size_t size)
     if (file.fault != Fault::none && file.position + size > file.fault_offset) {
         // fopencookie(3): a write function reports an error by returning 0, never a negative value.
         if (file.fault == Fault::io_error) {
-            errno = EIO;
+            errno = file.error_number ? file.error_number : EIO;
             return 0;
         }
         accepted = file.position < file.fault_offset ? file.fault_offset - file.position : 0;
-        errno = ENOSPC;
+        errno = file.error_number ? file.error_number : ENOSPC;
     }
     if (file.data.size() < file.position + accepted) file.data.resize(file.position + accepted);
     if (accepted > 0) std::memcpy(file.data.data() + file.position, buffer, accepted);
@@ -45,7 +45,7 @@ ssize_t fault_read(void* cookie, char* buffer, size_t size)
     auto& file = *static_cast<FaultFile*>(cookie);
     size_t available = file.position < file.data.size() ? file.data.size() - file.position : 0;
     if (file.fault == Fault::io_error && file.position + std::min(size, available) > file.fault_offset) {
-        errno = EIO;
+        errno = file.error_number ? file.error_number : EIO;
         return -1;
     }
     available = std::min(available, size);

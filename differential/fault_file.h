@@ -20,6 +20,7 @@ struct FaultFile {
     uint64_t position = 0;
     Fault fault = Fault::none;
     uint64_t fault_offset = 0;
+    int error_number = 0;  // the errno a failing call sets; 0: ENOSPC for short_write, EIO for io_error
 };
 
 // A FILE* on `file` (which must outlive it) in `mode`; stdio_buffered = false sets _IONBF. Throws

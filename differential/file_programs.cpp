@@ -1,6 +1,8 @@
 // File-layer operation programs: parsing from fuzz bytes, running them on both sides, comparing.
 #include "differential/file_programs.h"
 
+#include <cerrno>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -210,14 +212,17 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
     const size_t buffer = 1 + in.byte() % kMaxFileBufferSize;
     const uint64_t start = in.byte() % 24;
     const Key key = read_key(in);
-    // Flags: bit 0 set = let the destructors write what is pending (else close()); bits 1-2 = 2: a short
-    // write, 3: an I/O error from a byte offset on (fault mode, after the fault-free comparison); bit 3:
-    // stdio buffering on the faulty FILE*.
+    // Flags: bit 0 set = let the destructors write what is pending (else close()); bits 1-2 = 1: the file
+    // cannot be opened, 2: a short write, 3: an I/O error from a byte offset on (fault mode, after the
+    // fault-free comparison; then the offset and the errno); bit 3: stdio buffering on the faulty FILE*.
     const uint8_t flags = in.byte();
     const bool close_explicitly = (flags & 1) == 0;
+    const bool open_failure = ((flags >> 1) & 3) == 1;
     const Fault fault = ((flags >> 1) & 3) == 2 ? Fault::short_write : ((flags >> 1) & 3) == 3 ? Fault::io_error : Fault::none;
     const bool stdio_buffered = (flags & 8) != 0;
     const uint64_t fault_number = fault == Fault::none ? 0 : in.number();
+    constexpr int kErrorNumbers[] = {EIO, ENOSPC, EPERM, EFBIG};  // EPERM is 1: a sealed memfd's write
+    const int error_number = fault == Fault::none ? 0 : kErrorNumbers[in.byte() % 4];
     std::vector<WriteStep> steps;
     size_t total = 0;
     while (!in.exhausted() && steps.size() < kMaxFileOperations && total < kMaxFileProgramBytes) {
@@ -306,6 +311,25 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
                   buffered_file.contents(), wanted, input);
     compare_bytes([&] { return std::string("buffered_writer AutoFile file") + how; }, direct_file.contents(), wanted,
                   input);
+    if (open_failure) {
+        // A FILE* that could not be opened (null) is reported by the constructor, with the same message.
+        const auto constructor_error = [](const auto& construct) -> std::string {
+            try {
+                construct();
+            } catch (const std::runtime_error& error) {
+                return error.what();
+            }
+            return "(no error)";
+        };
+        const std::string optimized_error = constructor_error([&] { optimized::AutoFile file{nullptr, key}; });
+        const std::string writer_error = constructor_error([&] { reference::FileWriter writer{nullptr, key}; });
+        const std::string reader_error = constructor_error([&] { reference::FileReader reader{nullptr, key}; });
+        if (optimized_error != writer_error || writer_error != reader_error || writer_error == "(no error)")
+            report_mismatch("buffered_writer open failure", "the error for a file that could not be opened differs",
+                            "AutoFile: " + optimized_error + "; reference FileWriter: " + writer_error +
+                                "; reference FileReader: " + reader_error,
+                            input);
+    }
     if (fault == Fault::none) return;
 
     // Fault mode: each writer again, on a file that fails from an offset in [start, end of the bytes]. The
@@ -313,7 +337,8 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
     Bytes expected = wanted;
     if (expected.size() < start) expected.resize(start, 0);
     const uint64_t fault_offset = start + fault_number % (expected.size() - start + 1);
-    const std::string setting = std::string(fault == Fault::short_write ? "short write" : "I/O error") + " at byte " +
+    const std::string setting = std::string(fault == Fault::short_write ? "short write" : "I/O error") + " (" +
+                                std::strerror(error_number) + ") at byte " +
                                 std::to_string(fault_offset) + " of " + std::to_string(expected.size()) +
                                 (stdio_buffered ? ", stdio buffered" : ", stdio unbuffered") + ", buffer " +
                                 std::to_string(buffer);
@@ -323,6 +348,7 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
         file.position = start;
         file.fault = fault;
         file.fault_offset = fault_offset;
+        file.error_number = error_number;
         return file;
     };
     FaultFile buffered_faulty = faulty(), direct_faulty = faulty(), reference_faulty = faulty();
@@ -342,6 +368,14 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
     check_fault_run("reference FileWriter", reference_run, reference_faulty, expected, fault_offset, setting, input);
     check_fault_run("BufferedWriter", buffered_run, buffered_faulty, expected, fault_offset, setting, input);
     check_fault_run("AutoFile", direct_run, direct_faulty, expected, fault_offset, setting, input);
+    // Unbuffered, the AutoFile and the reference meet the fault in the same call: same step, same message.
+    if (!stdio_buffered && (direct_run.first_error_step != reference_run.first_error_step ||
+                            direct_run.first_error != reference_run.first_error))
+        report_mismatch("buffered_writer fault mode (" + setting + ")", "the first error differs",
+                        "AutoFile at step " + std::to_string(direct_run.first_error_step) + ": \"" + direct_run.first_error +
+                            "\"; reference at step " + std::to_string(reference_run.first_error_step) + ": \"" +
+                            reference_run.first_error + "\"",
+                        input);
 }
 
 void check_buffered_reader_program(std::span<const uint8_t> input)

@@ -565,16 +565,20 @@ void generate_buffered_streams()
     // Fault mode (flags bits 1-2: 2 short write, 3 I/O error; bit 3 stdio buffered; then the fault offset as a
     // number, taken modulo the bytes written + 1): spans around the buffer, single bytes and flushes, so the
     // fault lands inside a span, between writes and at a flush.
+    // The errno byte picks EIO, ENOSPC, EPERM (errno 1) or EFBIG.
     struct FaultSeed {
         const char* name;
         uint8_t flags;
         uint64_t offset;
+        uint8_t error_number;
     };
-    for (const FaultSeed& fault : {FaultSeed{"short-write-unbuffered", 4, 13}, FaultSeed{"io-error-unbuffered", 6, 29},
-                                   FaultSeed{"short-write-stdio-buffered", 12, 41}, FaultSeed{"io-error-stdio-buffered", 14, 7}}) {
+    for (const FaultSeed& fault : {FaultSeed{"short-write-unbuffered", 4, 13, 1}, FaultSeed{"io-error-unbuffered", 6, 29, 2},
+                                   FaultSeed{"short-write-stdio-buffered", 12, 41, 3},
+                                   FaultSeed{"io-error-stdio-buffered", 14, 7, 0}}) {
         for (uint8_t buffer : {uint8_t{2}, uint8_t{15}}) {
             ProgramWriter w;
             w.byte(buffer).byte(5).raw({9, 0, 0xff, 0x80, 1, 2, 3, 4}).byte(fault.flags).number(fault.offset);
+            w.byte(fault.error_number);
             const size_t size = buffer + 1u;
             const size_t edges[] = {0, 1, size - 1, size, size + 1, 2 * size, 2 * size + 1, 3 * size + 3};
             for (uint8_t selector = 0; selector < 8; ++selector) {
@@ -585,6 +589,10 @@ void generate_buffered_streams()
             add("buffered_writer", std::string("fault-") + fault.name + "-buffer-" + std::to_string(buffer + 1u), w.bytes);
         }
     }
+    // A file that cannot be opened (flags bits 1-2 = 1): every constructor reports it, with one message.
+    ProgramWriter open_failure;
+    open_failure.byte(3).byte(0).raw({9, 0, 0xff, 0x80, 1, 2, 3, 4}).byte(2).byte(0).byte(0x11);
+    add("buffered_writer", "open-failure", open_failure.bytes);
     // buffered_reader: buffer byte, start, key, content length (number) + payload; steps: 0 byte, 1 read
     // (selector), 2 ignore (selector), 3 position.
     for (uint8_t buffer : {0, 1, 7, 15, 31}) {
