@@ -439,10 +439,26 @@ void check_block_store_program(std::span<const uint8_t> input)
                 reference_offset = reference::write_block_record(expected, kMainnetMagic, reference::encode_block(block));
                 block_offsets.push_back(reference_offset);
             } else if (kind == 1) {
-                const Bytes payload = in.payload(1 + static_cast<size_t>(in.number_at_most(kMaxRawRecordPayload - 1)));
-                optimized_offset = writer ? optimized::write_block_record(*writer, kMainnetMagic, std::span(payload))
-                                          : optimized::write_block_record(file, kMainnetMagic, std::span(payload));
-                reference_offset = reference::write_block_record(expected, kMainnetMagic, payload);
+                // 0..4096 bytes: an empty payload must be refused by both writers, with one error, writing nothing.
+                const Bytes payload = in.payload(static_cast<size_t>(in.number_at_most(kMaxRawRecordPayload)));
+                std::string optimized_error, reference_error;
+                try {
+                    optimized_offset = writer ? optimized::write_block_record(*writer, kMainnetMagic, std::span(payload))
+                                              : optimized::write_block_record(file, kMainnetMagic, std::span(payload));
+                } catch (const std::length_error& error) {
+                    optimized_error = error.what();
+                }
+                try {
+                    reference_offset = reference::write_block_record(expected, kMainnetMagic, payload);
+                } catch (const std::length_error& error) {
+                    reference_error = error.what();
+                }
+                if (optimized_error != reference_error)
+                    report_mismatch("block_store write", "the error for a refused record differs",
+                                    "record " + std::to_string(i) + " (" + std::to_string(payload.size()) +
+                                        " bytes): optimized \"" + optimized_error + "\", reference \"" + reference_error + "\"",
+                                    input);
+                if (!reference_error.empty()) continue;
                 block_offsets.push_back(reference_offset);
             } else {
                 Bytes undo = reference::encode_block_undo(generate.block_undo());

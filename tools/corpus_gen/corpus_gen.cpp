@@ -693,6 +693,14 @@ void generate_block_store()
         add("block_store", std::string(shape & 0x80 ? "undo-empty-trailing-bytes-autofile" : "undo-trailing-bytes-buffer-3"),
             trailing.bytes);
     }
+    // An empty raw payload between two records: both writers refuse it with one error and write nothing.
+    for (uint8_t shape : {uint8_t{2}, uint8_t{0x80}}) {
+        ProgramWriter empty;
+        empty.raw({0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef}).byte(shape).byte(3);
+        empty.byte(1).number(10).payload(10, 1).byte(1).number(0).payload(0, 2).byte(1).number(10).payload(10, 3);
+        empty.byte(0).number(0);
+        add("block_store", std::string("empty-raw-record") + (shape & 0x80 ? "-autofile" : "-buffer-3"), empty.bytes);
+    }
     ProgramWriter testnet = records(0x45);
     testnet.byte(0).byte(0);
     add("block_store", "read-with-wrong-magic", testnet.bytes);
