@@ -209,7 +209,10 @@ struct UndoWritten {
 void check_buffered_writer_program(std::span<const uint8_t> input)
 {
     ProgramInput in(input);
-    const size_t buffer = 1 + in.byte() % kMaxFileBufferSize;
+    // A buffer byte of 0xf0 or more asks for a 0-byte buffer, which the writer/reader must treat as 1.
+    const uint8_t buffer_byte = in.byte();
+    const size_t buffer_request = buffer_byte >= 0xf0 ? 0 : 1 + buffer_byte % kMaxFileBufferSize;
+    const size_t buffer = std::max<size_t>(buffer_request, 1);
     const uint64_t start = in.byte() % 24;
     const Key key = read_key(in);
     // Flags: bit 0 set = let the destructors write what is pending (else close()); bits 1-2 = 1: the file
@@ -252,7 +255,7 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
     static MemoryFile reference_file("serdiff-reference-writer");
     {
         optimized::AutoFile buffered_target{buffered_file.open("wb", start), key};
-        optimized::BufferedWriter buffered{buffered_target, buffer};
+        optimized::BufferedWriter buffered{buffered_target, buffer_request};
         optimized::AutoFile direct{direct_file.open("wb", start), key};
         reference::FileWriter expected{reference_file.open("wb", start), key};
         bool closed = false;
@@ -354,7 +357,7 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
     FaultFile buffered_faulty = faulty(), direct_faulty = faulty(), reference_faulty = faulty();
     const FaultRun buffered_run = run_with_fault(buffered_faulty, stdio_buffered, start, [&](std::FILE* stream, const auto& run) {
         optimized::AutoFile file{stream, key};
-        optimized::BufferedWriter writer{file, buffer};
+        optimized::BufferedWriter writer{file, buffer_request};
         run(writer, steps);
     });
     const FaultRun direct_run = run_with_fault(direct_faulty, stdio_buffered, start, [&](std::FILE* stream, const auto& run) {
@@ -381,7 +384,10 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
 void check_buffered_reader_program(std::span<const uint8_t> input)
 {
     ProgramInput in(input);
-    const size_t buffer = 1 + in.byte() % kMaxFileBufferSize;
+    // A buffer byte of 0xf0 or more asks for a 0-byte buffer, which the writer/reader must treat as 1.
+    const uint8_t buffer_byte = in.byte();
+    const size_t buffer_request = buffer_byte >= 0xf0 ? 0 : 1 + buffer_byte % kMaxFileBufferSize;
+    const size_t buffer = std::max<size_t>(buffer_request, 1);
     const uint64_t start = in.byte() % 24;
     const Key key = read_key(in);
     const Bytes stored = in.payload(static_cast<size_t>(in.number_at_most(kMaxFileProgramBytes)));
@@ -398,7 +404,7 @@ void check_buffered_reader_program(std::span<const uint8_t> input)
     const Trace expected = trace_reads(reference_reader, steps);
     {
         optimized::AutoFile source{file.open("rb", start), key};
-        optimized::BufferedReader reader{source, buffer};
+        optimized::BufferedReader reader{source, buffer_request};
         compare_traces([&] { return "buffered_reader BufferedReader (buffer " + std::to_string(buffer) + ", start " +
                                     std::to_string(start) + ")"; },
                        trace_reads(reader, steps), expected, input);

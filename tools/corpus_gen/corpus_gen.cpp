@@ -594,19 +594,20 @@ void generate_buffered_streams()
     open_failure.byte(3).byte(0).raw({9, 0, 0xff, 0x80, 1, 2, 3, 4}).byte(2).byte(0).byte(0x11);
     add("buffered_writer", "open-failure", open_failure.bytes);
     // buffered_reader: buffer byte, start, key, content length (number) + payload; steps: 0 byte, 1 read
-    // (selector), 2 ignore (selector), 3 position.
-    for (uint8_t buffer : {0, 1, 7, 15, 31}) {
+    // (selector), 2 ignore (selector), 3 position. Buffer byte 0xf0 asks for a 0-byte buffer (it acts as 1).
+    for (uint8_t buffer : {0, 1, 7, 15, 31, 0xf0}) {
         ProgramWriter w;
         w.byte(buffer).byte(static_cast<uint8_t>(buffer % 9)).raw({0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80});
         w.number(300).payload(300, buffer, filled(32, 0x99));
         for (int round = 0; round < 3; ++round)
             for (uint8_t selector = 0; selector < 8; ++selector)
                 w.byte(static_cast<uint8_t>(1 + (selector + round) % 3)).byte(selector).byte(0).byte(3);
-        add("buffered_reader", "buffer-" + std::to_string(buffer + 1u), w.bytes);
+        const std::string size_name = buffer >= 0xf0 ? std::string("0-requested") : std::to_string(buffer + 1u);
+        add("buffered_reader", "buffer-" + size_name, w.bytes);
         ProgramWriter past_end;
         past_end.byte(buffer).byte(2).raw({1, 2, 3, 4, 5, 6, 7, 8}).number(5).payload(5, 1);
         past_end.byte(1).byte(static_cast<uint8_t>(8 + 3)).byte(1).byte(static_cast<uint8_t>(8 + 9));
-        add("buffered_reader", "read-past-end-buffer-" + std::to_string(buffer + 1u), past_end.bytes);
+        add("buffered_reader", "read-past-end-buffer-" + size_name, past_end.bytes);
     }
 }
 
