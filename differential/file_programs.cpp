@@ -76,8 +76,9 @@ struct FaultRun {
     uint64_t acknowledged = 0;          // the position after the last successful flush()/close()
 };
 
-// Runs `steps` then close() on the writer made by `make_writer(FILE*)` over `file`, every call caught.
-// The writer (and its AutoFile) is destroyed before returning, as a crashed program's would be.
+// `make_and_run(FILE*, run)` builds a writer over the faulty FILE* and hands it with the steps to `run`, which
+// applies the steps up to the first Close and then close(), every call caught. The writer (and its AutoFile)
+// is destroyed before the file is checked, as a crashed program's would be.
 template <typename MakeAndRun>
 FaultRun run_with_fault(FaultFile& file, bool stdio_buffered, uint64_t start, const MakeAndRun& make_and_run)
 {
