@@ -602,15 +602,16 @@ def process(job, mutant, state, options, shared, seconds, arguments):
 def import_results(state, path):
     """Takes the results of a committed report.json (tools/mutate/results/) for the same mutants, so a run
     continues across machines without the large state file. A mutant whose line changed since is run again, and
-    so is every survivor (the suite it survived may have been strengthened since)."""
+    so is every survivor not triaged equivalent (the suite it survived may have been strengthened since)."""
     done = {m["id"]: m for m in json.loads(path.read_text())["mutants"]}
+    equivalent = {key for key, (verdict, _) in load_triage().items() if verdict == "equivalent"}
     taken = rerun = 0
     for m in state["mutants"]:
         old = done.get(m["id"])
         if old and old["original"] == m["original"] and old["mutated"] == m["mutated"] and old["line"] == m["line"]:
-            if old["status"] == "survived":
-                rerun += 1      # the suite may have been strengthened since: a survivor is run again
-                continue
+            if old["status"] == "survived" and m["id"] not in equivalent:
+                rerun += 1      # the suite may have been strengthened since: a survivor is run again,
+                continue        # unless tools/mutate/triage.tsv shows it equivalent
             m.update(old)
             taken += 1
     log(f"mutate: imported {taken} of {len(done)} results from {path} ({rerun} survivors to run again)")
