@@ -181,21 +181,6 @@ TEST(BlockCheck, MainnetBlocksPassAndEachCheckFiresOnItsField)
 
 // --- serdiff blockfile scan --verify on a damaged block file -------------------------------------------
 
-class ScratchDir {
-public:
-    ScratchDir()
-    {
-        std::string pattern = (fs::temp_directory_path() / "serdiff-verify-XXXXXX").string();
-        if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-        m_path = pattern;
-    }
-    ~ScratchDir() { fs::remove_all(m_path); }
-    fs::path operator/(const std::string& name) const { return m_path / name; }
-
-private:
-    fs::path m_path;
-};
-
 struct CliResult {
     int status = -1;
     std::vector<std::string> lines;
@@ -299,7 +284,7 @@ protected:
         uint64_t offset;
         Bytes block;
     };
-    ScratchDir dir;
+    TempDir dir{"serdiff-verify"};
     std::vector<Record> records;
     Bytes file;
 };

@@ -22,12 +22,14 @@
 #include "serialize/codec.h"
 #include "serialize/file.h"
 #include "serialize/obfuscation.h"
+#include "tests/test_util.h"
 
 namespace serdiff {
 namespace {
 
 namespace fs = std::filesystem;
 using model::Bytes;
+using test::TempDir;  // a fresh directory per test, removed afterwards
 
 using Key = std::array<std::byte, 8>;
 using Magic = std::array<std::byte, 4>;
@@ -41,23 +43,6 @@ Key random_key(std::mt19937_64& rng)
 }
 
 std::string key_hex(const Key& key) { return model::to_hex(reinterpret_cast<const uint8_t*>(key.data()), 8); }
-
-// A fresh directory per test, removed afterwards.
-class TempDir {
-public:
-    TempDir()
-    {
-        std::string pattern = (fs::temp_directory_path() / "serdiff-file-io-XXXXXX").string();
-        if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-        m_path = pattern;
-    }
-    ~TempDir() { fs::remove_all(m_path); }
-    const fs::path& path() const { return m_path; }
-    fs::path operator/(const std::string& name) const { return m_path / name; }
-
-private:
-    fs::path m_path;
-};
 
 Bytes read_bytes(const fs::path& path)
 {
@@ -207,7 +192,7 @@ void run_write_program(Writer& writer, const std::vector<WriteOp>& program)
 
 TEST(FileStreams, WritersProduceIdenticalFilesOnRandomPrograms)
 {
-    TempDir dir;
+    const TempDir dir("serdiff-file-io");
     std::mt19937_64 rng{3};
     for (int round = 0; round < 300; ++round) {
         const size_t buffer_size = std::vector<size_t>{1, 2, 7, 8, 16, 64}[rng() % 6];
@@ -264,7 +249,7 @@ std::vector<std::string> run_read_program(Reader& reader, std::mt19937_64 rng, s
 
 TEST(FileStreams, ReadersReturnIdenticalValuesAndFailAtTheSameOperation)
 {
-    TempDir dir;
+    const TempDir dir("serdiff-file-io");
     std::mt19937_64 rng{4};
     size_t failures = 0;
     for (int round = 0; round < 300; ++round) {
@@ -293,7 +278,7 @@ TEST(FileStreams, ReadersReturnIdenticalValuesAndFailAtTheSameOperation)
 
 TEST(FileStreams, BufferedReaderReadsPastItsBufferAtTheRightKeyOffset)
 {
-    TempDir dir;
+    const TempDir dir("serdiff-file-io");
     std::mt19937_64 rng{5};
     const Key key = random_key(rng);
     const Bytes plain = random_bytes(rng, 1000);
@@ -393,7 +378,7 @@ constexpr auto kCorrupt = model::RecordStatus::corrupt;
 
 class Records : public ::testing::Test {
 protected:
-    TempDir dir;
+    TempDir dir{"serdiff-file-io"};
     std::mt19937_64 rng{6};
     Key key = random_key(rng);
     Bytes block = reference::encode_block(make_block(rng));
@@ -537,7 +522,7 @@ TEST_F(Records, UndoRecordsRoundTripAndCheckTheirChecksum)
 
 TEST(RecordWriters, BlockObjectsSerializedIntoTinyBuffersMatchTheReferenceFile)
 {
-    TempDir dir;
+    const TempDir dir("serdiff-file-io");
     std::mt19937_64 rng{9};
     for (size_t buffer_size : {1, 3, 7, 64}) {
         const Key key = random_key(rng);
@@ -559,7 +544,7 @@ TEST(RecordWriters, BlockObjectsSerializedIntoTinyBuffersMatchTheReferenceFile)
 
 TEST(RecordWriters, RejectEmptyAndOversizedPayloadsBeforeWritingAnything)
 {
-    TempDir dir;
+    const TempDir dir("serdiff-file-io");
     optimized::AutoFile file{open_at(dir / "x", "wb", 0), Key{}};
     optimized::BufferedWriter writer{file, 16};
     const Bytes too_big(model::kMaxBlockSerializedSize + 1);
@@ -595,7 +580,7 @@ TEST(MainnetBlocks, OptimizedAndReferenceWritersProduceIdenticalFilesThatScanBac
 {
     const auto paths = mainnet_blocks();
     if (paths.size() != 4) GTEST_SKIP() << "the four mainnet blocks are not in " << SERDIFF_DATA_DIR << "/blocks";
-    TempDir dir;
+    const TempDir dir("serdiff-file-io");
     std::random_device seed_source;
     const uint64_t seed = (uint64_t{seed_source()} << 32) | seed_source();
     std::mt19937_64 rng{seed};
@@ -668,7 +653,7 @@ std::vector<std::string> lines_of(const std::string& text)
 
 TEST(BlockfileCommand, WriteThenScanListsOffsetsSizesAndHashes)
 {
-    TempDir dir;
+    const TempDir dir("serdiff-file-io");
     std::mt19937_64 rng{7};
     std::vector<Bytes> blocks;
     std::string block_args;
@@ -705,7 +690,7 @@ TEST(BlockfileCommand, WriteThenScanListsOffsetsSizesAndHashes)
 
 TEST(BlockfileCommand, ImportTurnsABitcoindBlocksDirectoryIntoRawFiles)
 {
-    TempDir dir;
+    const TempDir dir("serdiff-file-io");
     fs::create_directories(dir / "blocks");
     std::mt19937_64 rng{8};
     const Key key = random_key(rng);

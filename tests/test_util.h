@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -97,6 +98,25 @@ inline std::string read_file_text(const std::filesystem::path& path)
     if (!file) throw std::runtime_error("cannot open " + path.string());
     return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
 }
+
+// A fresh directory under the system's temporary directory (named PREFIX-XXXXXX), removed with its contents.
+class TempDir {
+public:
+    explicit TempDir(const std::string& prefix = "serdiff-test")
+    {
+        std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+        if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+        m_path = pattern;
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    ~TempDir() { std::filesystem::remove_all(m_path); }
+    const std::filesystem::path& path() const { return m_path; }
+    std::filesystem::path operator/(const std::string& name) const { return m_path / name; }
+
+private:
+    std::filesystem::path m_path;
+};
 
 #ifdef SERDIFF_CLI
 // One run of the serdiff CLI (SERDIFF_CLI: its path, a compile definition of the test binary).
