@@ -35,12 +35,15 @@ Key read_key(ProgramInput& in)
     return key;
 }
 
-// A length around the buffer size (byte t < 8 picks an edge of it), else t − 8 (0..247).
+// A length around the buffer size (byte t < 8 picks an edge of it), around the 4096-byte chunks in which
+// AutoFile obfuscates a write and skips an ignore() (t ≥ 0xf8 picks one of 8), else t − 8 (0..239).
 size_t buffer_relative_length(ProgramInput& in, size_t buffer)
 {
     const size_t edges[] = {0, 1, buffer - 1, buffer, buffer + 1, 2 * buffer, 2 * buffer + 1, 3 * buffer + 3};
     const uint8_t selector = in.byte();
-    return selector < 8 ? edges[selector] : selector - 8u;
+    if (selector < 8) return edges[selector];
+    if (selector >= kFirstLargeLengthByte) return kLargeLengths[selector - kFirstLargeLengthByte];
+    return selector - 8u;
 }
 
 std::string position_text(uint64_t position) { return "@" + std::to_string(position); }

@@ -17,6 +17,12 @@ inline constexpr size_t kMaxRecordFileEdits = 4;
 inline constexpr size_t kMaxRawRecordPayload = 4096;
 inline constexpr size_t kMaxRecordGeneratedBytes = 16 * 1024;  // script/witness bytes of generated records
 
+// Span/ignore length bytes of the buffered_writer and buffered_reader programs (docs/fuzzing.md): t < 8 an
+// edge of the buffer size; t ≥ kFirstLargeLengthByte one of kLargeLengths, around the 4096-byte chunks in
+// which optimized::AutoFile obfuscates a keyed write and skips an ignore(); else t − 8.
+inline constexpr uint8_t kFirstLargeLengthByte = 0xf8;
+inline constexpr size_t kLargeLengths[8] = {4095, 4096, 4097, 8191, 8192, 8193, 12289, 20000};
+
 // Writes bytes, single bytes, CompactSizes and u32s, with flushes, through BufferedWriter, AutoFile and the
 // reference FileWriter; compares every position and the files after close() or after the destructors.
 void check_buffered_writer_program(std::span<const uint8_t> input);

@@ -264,6 +264,8 @@ void generate_size_computer()
 // Program seeds (primitive_stream, obfuscation, buffered_writer, buffered_reader, block_store), written in
 // the grammar of differential/program_input.h; each parser's byte layout is in docs/fuzzing.md.
 
+using serdiff::differential::kFirstLargeLengthByte;
+using serdiff::differential::kLargeLengths;
 using serdiff::differential::ProgramWriter;
 using serdiff::differential::StreamOperation;
 
@@ -537,7 +539,8 @@ void generate_compression()
 void generate_buffered_streams()
 {
     // buffered_writer: buffer byte, start, key, close flag; steps: 0 byte, 1 span (length selector + payload),
-    // 2 flush, 3 CompactSize (number), 4 u32, 5 close. Span length selectors 0..7 are buffer edges, else selector − 8.
+    // 2 flush, 3 CompactSize (number), 4 u32, 5 close. Span length selectors 0..7 are buffer edges, 0xf8..0xff
+    // the large lengths around AutoFile's 4096-byte chunks (kLargeLengths), else selector − 8.
     for (uint8_t buffer : {0, 1, 6, 7, 15, 31}) {
         for (uint8_t close_flag : {0, 1}) {
             ProgramWriter w;
@@ -589,6 +592,20 @@ void generate_buffered_streams()
             add("buffered_writer", std::string("fault-") + fault.name + "-buffer-" + std::to_string(buffer + 1u), w.bytes);
         }
     }
+    // Keyed spans of 4095..20000 bytes (selectors 0xf8..0xff): AutoFile obfuscates them in 4096-byte chunks, so
+    // the direct writer's chunk loop runs 1..5 times at every key offset; then the same with an I/O error
+    // inside the third chunk of a span.
+    for (const bool fault : {false, true}) {
+        ProgramWriter w;
+        w.byte(30).byte(5).raw({9, 0, 0xff, 0x80, 1, 2, 3, 4}).byte(fault ? 6 : 0);
+        if (fault) w.number(4096 * 2 + 4097 + 100).byte(0);
+        for (uint8_t selector = kFirstLargeLengthByte; selector != 0; ++selector) {
+            w.byte(1).byte(selector).payload(kLargeLengths[selector - kFirstLargeLengthByte], selector);
+            w.byte(0).byte(selector);
+        }
+        w.byte(2);
+        add("buffered_writer", fault ? "large-spans-io-error" : "large-spans", w.bytes);
+    }
     // A file that cannot be opened (flags bits 1-2 = 1): every constructor reports it, with one message.
     ProgramWriter open_failure;
     open_failure.byte(3).byte(0).raw({9, 0, 0xff, 0x80, 1, 2, 3, 4}).byte(2).byte(0).byte(0x11);
@@ -608,6 +625,16 @@ void generate_buffered_streams()
         past_end.byte(buffer).byte(2).raw({1, 2, 3, 4, 5, 6, 7, 8}).number(5).payload(5, 1);
         past_end.byte(1).byte(static_cast<uint8_t>(8 + 3)).byte(1).byte(static_cast<uint8_t>(8 + 9));
         add("buffered_reader", "read-past-end-buffer-" + size_name, past_end.bytes);
+    }
+    // Reads and skips of 4095..20000 bytes (selectors 0xf8..0xff) in a 64 KiB keyed file: AutoFile::ignore skips
+    // in 4096-byte chunks; the last skip runs past the end inside its second chunk.
+    for (uint8_t buffer : {uint8_t{0}, uint8_t{31}}) {
+        ProgramWriter w;
+        w.byte(buffer).byte(3).raw({0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80});
+        w.number(0x10000).payload(0x10000, 7, filled(32, 0x42));
+        for (const uint8_t selector : {0xfd, 0xfa, 0xfe, 0xff}) w.byte(2).byte(selector).byte(3);  // ignore, position
+        w.byte(0).byte(1).byte(0xfa).byte(2).byte(0xfc).byte(2).byte(0xff);  // byte, read 4097, ignore 8192, 20000
+        add("buffered_reader", "large-reads-and-ignores-buffer-" + std::to_string(buffer + 1u), w.bytes);
     }
 }
 
