@@ -725,13 +725,24 @@ def run(arguments):
                else f": {m.get('detail', '')}"))
         progress(state, selected(state), started_at, processed[0])
 
-    while True:
-        pending = [m for m in selected(state) if m["status"] == "pending"]
-        if not pending:
-            break
-        # Only as many as can still count toward SAMPLE, then re-select (invalid/equivalent ones refill).
-        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs_count) as pool:
-            list(pool.map(work, pending[:jobs_count * 4]))
+    # A job starts the next mutant as soon as it is free (a survivor fuzzes for minutes; a batch that waited
+    # for its slowest mutant left the other jobs idle). The selection is re-read after every mutant: only
+    # what can still count toward SAMPLE runs, and invalid/equivalent ones make room for the next.
+    submitted = set()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs_count) as pool:
+        running = set()
+        while True:
+            for m in selected(state):
+                if len(running) >= jobs_count:
+                    break
+                if m["status"] == "pending" and m["id"] not in submitted:
+                    submitted.add(m["id"])
+                    running.add(pool.submit(work, m))
+            if not running:
+                break
+            finished, running = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in finished:
+                future.result()
     write_report(state, out, prefix)
     return 0
 
