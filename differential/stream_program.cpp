@@ -436,18 +436,49 @@ std::string trace_entry(size_t index, const StreamStep& step, const std::string&
            std::to_string(position);
 }
 
+// Where a program's reads stopped: the step that failed and the stream's offset before and after it.
+struct FailedRead {
+    bool failed = false;
+    size_t step = 0;
+    uint64_t before = 0, after = 0;
+};
+
 // Reads every step until the first SerializeError; `position` gives the stream's offset into the data.
 template <typename S, typename Position>
-Trace trace_optimized(S& s, const StreamProgram& program, Position position)
+Trace trace_optimized(S& s, const StreamProgram& program, Position position, FailedRead* failed_read = nullptr)
 {
     Trace trace;
+    size_t i = 0;
+    uint64_t before = 0;
     try {
-        for (size_t i = 0; i < program.steps.size(); ++i)
+        for (; i < program.steps.size(); ++i) {
+            before = position();
             trace.push_back(trace_entry(i, program.steps[i], read_optimized(s, program.steps[i]), position()));
+        }
     } catch (const optimized::SerializeError& error) {
         trace.push_back(std::string("error: ") + error.what());
+        if (failed_read) *failed_read = {true, i, before, position()};
     }
     return trace;
+}
+
+// DataStream and SpanReader, as Bitcoin Core's, check a read's length before they copy or skip: a step that
+// is one read (a fixed-width integer, a raw span, a byte array, a skip) and fails leaves the read position
+// where it was, so a caller that catches the error can read again. (A file stream has read what was there.)
+void check_failed_read_consumed_nothing(std::string_view reader, const StreamProgram& program, const FailedRead& failed,
+                                        std::span<const uint8_t> input)
+{
+    if (!failed.failed || failed.after == failed.before) return;
+    switch (program.steps[failed.step].read) {
+    case Op::U8: case Op::I8: case Op::U16: case Op::U32: case Op::U64: case Op::U16BigEndian: case Op::U32BigEndian: case Op::U64BigEndian:
+    case Op::I16: case Op::I32: case Op::I64: case Op::RawBytes: case Op::ByteArray: case Op::Skip: break;
+    default: return;  // several reads: the ones before the failing one moved the position
+    }
+    report_mismatch("primitive_stream " + std::string(reader) + " read", "a failed read moved the read position",
+                    "step " + std::to_string(failed.step) + " (" + stream_operation_name(program.steps[failed.step].read) +
+                        ") failed at offset " + std::to_string(failed.before) + " and left the position at " +
+                        std::to_string(failed.after),
+                    input);
 }
 
 Trace trace_reference(std::span<const uint8_t> data, const StreamProgram& program)
@@ -564,13 +595,17 @@ void check_readers(const StreamProgram& program, Bytes data, std::span<const uin
     const Trace expected = trace_reference(data, program);
     {
         optimized::DataStream stream(data);
-        compare_traces("primitive_stream DataStream read", trace_optimized(stream, program, [&] { return stream.read_position(); }),
-                       expected, input);
+        FailedRead failed;
+        compare_traces("primitive_stream DataStream read",
+                       trace_optimized(stream, program, [&] { return stream.read_position(); }, &failed), expected, input);
+        check_failed_read_consumed_nothing("DataStream", program, failed, input);
     }
     {
         optimized::SpanReader reader(data);
+        FailedRead failed;
         compare_traces("primitive_stream SpanReader read",
-                       trace_optimized(reader, program, [&] { return data.size() - reader.size(); }), expected, input);
+                       trace_optimized(reader, program, [&] { return data.size() - reader.size(); }, &failed), expected, input);
+        check_failed_read_consumed_nothing("SpanReader", program, failed, input);
     }
     if (data.size() > kMaxStreamFileProgramBytes) return;
     static MemoryFile read_file("serdiff-stream-reader");

@@ -286,10 +286,9 @@ void stream_operation(ProgramWriter& w, StreamOperation operation, uint64_t valu
     using Op = StreamOperation;
     w.byte(static_cast<uint8_t>(operation));
     switch (operation) {
-    case Op::U8: case Op::I8: w.little_endian(value, 1); break;
-    case Op::U16: case Op::U16BigEndian: case Op::I16: w.little_endian(value, 2); break;
-    case Op::U32: case Op::U32BigEndian: case Op::I32: w.little_endian(value, 4); break;
-    case Op::U64: case Op::U64BigEndian: case Op::I64: w.little_endian(value, 8); break;
+    // Every fixed-width integer takes 8 bytes (the parser masks them to the width).
+    case Op::U8: case Op::I8: case Op::U16: case Op::U16BigEndian: case Op::I16: case Op::U32: case Op::U32BigEndian:
+    case Op::I32: case Op::U64: case Op::U64BigEndian: case Op::I64: w.little_endian(value, 8); break;
     case Op::CustomWidth: case Op::CompactSize: case Op::VarInt: w.byte(shape).number(value); break;
     case Op::Bool: w.byte(static_cast<uint8_t>(value)); break;
     case Op::RawBytes: case Op::ByteVector: case Op::String: case Op::LimitedString: case Op::Prevector: case Op::Skip:
@@ -426,6 +425,14 @@ void generate_primitive_stream()
         stream_operation(truncated, Op::U64, 0x0102030405060708ULL);
         stream_operation(truncated, Op::ByteVector, 40, 7);
         add(target, "read-truncated-tail", truncated.bytes);
+        // A last single read (fixed width, span, array, skip) 3 bytes short: DataStream and SpanReader must
+        // fail it without moving (check_failed_read_consumed_nothing), the file streams as the reference.
+        for (const Op last : {Op::U16, Op::U64BigEndian, Op::RawBytes, Op::ByteArray, Op::Skip}) {
+            ProgramWriter short_read = stream_header(2, 5, 0, 0, 1, /*tail=*/3);
+            stream_operation(short_read, Op::U8, 0x5a);
+            stream_operation(short_read, last, 40, 1);
+            add(target, std::string("read-truncated-") + serdiff::differential::stream_operation_name(last), short_read.bytes);
+        }
         ProgramWriter corrupted = stream_header(2, 5, 0, 0, 1, 0, /*corrupt=*/1);
         stream_operation(corrupted, Op::CompactSize, 0x7f);
         stream_operation(corrupted, Op::Map, 3);
