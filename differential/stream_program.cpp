@@ -684,8 +684,44 @@ StreamProgram parse_stream_program(std::span<const uint8_t> data)
     return program;
 }
 
+// A CustomWidth value that does not fit the width (one past its maximum, or negative) must be refused with
+// std::out_of_range, as Core's CustomUintFormatter throws, never written truncated; the reference refuses it too.
+void check_custom_width_refuses(const StreamStep& step, std::span<const uint8_t> input)
+{
+    if (step.write != Op::CustomWidth) return;
+    const uint64_t past_max = step.width == 8 ? 0 : uint64_t{1} << (8 * step.width);
+    with_custom_width(step.width, step.big_endian, [&]<typename Formatter>() {
+        auto refused = [&](auto value) {
+            optimized::DataStream stream;
+            try {
+                Serialize(stream, optimized::Using<Formatter>(value));
+            } catch (const std::out_of_range&) {
+                return stream.bytes().empty();
+            }
+            return false;
+        };
+        if ((step.width < 8 && !refused(past_max)) || !refused(int64_t{-1} - static_cast<int64_t>(step.number % 128)))
+            report_mismatch("primitive_stream CustomWidth", "a value that does not fit the width was written",
+                            std::to_string(step.width) + "-byte " + (step.big_endian ? "big" : "little") +
+                                "-endian formatter, value " + (step.width < 8 ? std::to_string(past_max) + " or " : "") +
+                                "a negative one",
+                            input);
+    });
+    reference::Writer writer;
+    bool reference_refused = false;
+    try {
+        writer.write_uint(past_max, step.width, step.big_endian);
+    } catch (const std::invalid_argument&) {
+        reference_refused = true;
+    }
+    if (step.width < 8 && !reference_refused)
+        report_mismatch("primitive_stream CustomWidth", "the reference wrote a value that does not fit the width",
+                        std::to_string(step.width) + " bytes, value " + std::to_string(past_max), input);
+}
+
 void check_stream_program(const StreamProgram& program, std::span<const uint8_t> input)
 {
+    for (const StreamStep& step : program.steps) check_custom_width_refuses(step, input);
     reference::Writer writer;
     std::vector<size_t> ends;  // the reference's length after each step
     for (const StreamStep& step : program.steps) {

@@ -29,6 +29,7 @@ struct Outcome {
 Outcome decode_optimized(std::span<const uint8_t> data)
 {
     Outcome out;
+    out.script = {0xee, 0xee, 0xee};  // a reused destination: its old bytes must never show through
     optimized::SpanReader reader(data);
     try {
         optimized::ScriptCompressionFormatter::Unser(reader, out.script);

@@ -529,6 +529,11 @@ void generate_compression()
         add("compression", "amount-" + std::to_string(index) + "-shape-" + std::to_string(shape), w.bytes);
         ++index;
     }
+    // Tag 4 with x = 0, which is not on the curve (0^3 + 7 is not a square mod p): the script decodes empty,
+    // whatever the destination held before (compression.cpp decodes into a non-empty one).
+    ProgramWriter off_curve;
+    off_curve.number(1).byte(0x00).payload(65, 0x33, filled(32, 0x5c)).raw({0x04}).raw(std::span<const uint8_t>(filled(32, 0x00)));
+    add("compression", "tag-4-x-not-on-curve", off_curve.bytes);
     // Each special form with one structural byte (an opcode, a push length, the key prefix) changed: the
     // near misses that must fall back to the plain form.
     const std::pair<uint8_t, std::vector<uint8_t>> structure[] = {
@@ -598,6 +603,14 @@ void generate_buffered_streams()
             }
             add("buffered_writer", std::string("fault-") + fault.name + "-buffer-" + std::to_string(buffer + 1u), w.bytes);
         }
+    }
+    // Stdio-buffered and no flush step: stdio holds every byte until close(), so the fault surfaces in the
+    // close of every writer, whose message must then be the reference's.
+    for (const uint8_t flags : {uint8_t{12}, uint8_t{14}}) {
+        ProgramWriter w;
+        w.byte(7).byte(5).raw({9, 0, 0xff, 0x80, 1, 2, 3, 4}).byte(flags).number(20).byte(2);
+        for (uint8_t selector = 0; selector < 8; ++selector) w.byte(1).byte(selector).payload(selector * 3u, selector).byte(0).byte(selector);
+        add("buffered_writer", std::string("fault-") + (flags == 12 ? "short-write" : "io-error") + "-at-close", w.bytes);
     }
     // Keyed spans of 4095..20000 bytes (selectors 0xf8..0xff): AutoFile obfuscates them in 4096-byte chunks, so
     // the direct writer's chunk loop runs 1..5 times at every key offset; then the same with an I/O error
@@ -691,6 +704,7 @@ void generate_block_store()
         {"flipped-size-byte", {1, 0, 0x45, 3}},                                 // flip bit 3 of byte 5
         {"stored-zeros", {1, 2, 0x50}},
         {"size-beyond-file", {1, 3, 0x44, 0x89, 0xab, 0xdd, 0xef}},  // stored ^ key = size 0x100000
+        {"size-above-maximum", {1, 3, 0x44, 0x88, 0xa2, 0xf0, 0xef}},  // size 4,000,001: above the block maximum
         {"flipped-magic", {2, 0, 0x40, 0, 0, 0x41, 7}},
     };
     for (const Edit& edit : edits) {
@@ -727,6 +741,14 @@ void generate_block_store()
         trailing.byte(2).payload(3, 0x50, std::vector<uint8_t>{0x51, 0x52, 0x53}).byte(0).number(0);
         add("block_store", std::string(shape & 0x80 ? "undo-empty-trailing-bytes-autofile" : "undo-trailing-bytes-buffer-3"),
             trailing.bytes);
+    }
+    // Two 100-byte raw records, the file cut 5 bytes into the second one's header: "record header truncated".
+    for (uint8_t shape : {uint8_t{2}, uint8_t{0x80}}) {
+        ProgramWriter cut;
+        cut.raw({0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef}).byte(shape).byte(2);
+        cut.byte(1).number(100).payload(100, 3, filled(32, 0x01)).byte(1).number(100).payload(100, 4, filled(32, 0x02));
+        cut.byte(1).byte(1).number(108 + 5).number(108);
+        add("block_store", std::string("header-truncated") + (shape & 0x80 ? "-autofile" : "-buffer-3"), cut.bytes);
     }
     // An empty raw payload between two records: both writers refuse it with one error and write nothing.
     for (uint8_t shape : {uint8_t{2}, uint8_t{0x80}}) {
