@@ -705,6 +705,7 @@ void generate_block_store()
         {"stored-zeros", {1, 2, 0x50}},
         {"size-beyond-file", {1, 3, 0x44, 0x89, 0xab, 0xdd, 0xef}},  // stored ^ key = size 0x100000
         {"size-above-maximum", {1, 3, 0x44, 0x88, 0xa2, 0xf0, 0xef}},  // size 4,000,001: above the block maximum
+        {"size-at-maximum", {1, 3, 0x44, 0x89, 0xa2, 0xf0, 0xef}},     // size 4,000,000: allowed, beyond the file
         {"flipped-magic", {2, 0, 0x40, 0, 0, 0x41, 7}},
     };
     for (const Edit& edit : edits) {
