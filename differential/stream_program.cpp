@@ -719,9 +719,45 @@ void check_custom_width_refuses(const StreamStep& step, std::span<const uint8_t>
                         std::to_string(step.width) + " bytes, value " + std::to_string(past_max), input);
 }
 
+// A negative value written as a non-negative signed VarInt is a programming error: WriteVarInt must refuse it
+// with std::invalid_argument and write nothing (a negative would encode as a huge unsigned number), as the
+// reference's encoder refuses it.
+void check_negative_varint_refused(const StreamStep& step, std::span<const uint8_t> input)
+{
+    if (step.write != Op::VarInt) return;
+    with_varint_type(step.kind, [&]<optimized::VarIntMode Mode, typename I>() {
+        if constexpr (Mode == optimized::VarIntMode::NonNegativeSigned) {
+            const I negative = static_cast<I>(-1 - static_cast<int>(step.number % 64));
+            optimized::DataStream stream;
+            bool refused = false;
+            try {
+                optimized::WriteVarInt<Mode, I>(stream, negative);
+            } catch (const std::invalid_argument&) {
+                refused = stream.bytes().empty();
+            }
+            bool reference_refused = false;
+            try {
+                reference::Writer writer;
+                writer.write_varint(static_cast<uint64_t>(static_cast<int64_t>(negative)), step.kind);
+            } catch (const std::invalid_argument&) {
+                reference_refused = true;
+            }
+            if (!refused || !reference_refused)
+                report_mismatch("primitive_stream VarInt", "a negative non-negative-signed VarInt was written",
+                                std::string(model::int_kind_name(step.kind)) + " value " + std::to_string(negative) +
+                                    ": optimized " + (refused ? "refused" : "wrote it") + ", reference " +
+                                    (reference_refused ? "refused" : "wrote it"),
+                                input);
+        }
+    });
+}
+
 void check_stream_program(const StreamProgram& program, std::span<const uint8_t> input)
 {
-    for (const StreamStep& step : program.steps) check_custom_width_refuses(step, input);
+    for (const StreamStep& step : program.steps) {
+        check_custom_width_refuses(step, input);
+        check_negative_varint_refused(step, input);
+    }
     reference::Writer writer;
     std::vector<size_t> ends;  // the reference's length after each step
     for (const StreamStep& step : program.steps) {
