@@ -66,7 +66,7 @@ std::optional<size_t> witness_commitment_index(const model::Transaction& coinbas
 {
     std::optional<size_t> index;
     for (size_t i = 0; i < coinbase.outputs.size(); ++i) {
-        const model::Bytes& script = coinbase.outputs[i].script_pubkey;
+        const model::Script& script = coinbase.outputs[i].script_pubkey;
         if (script.size() >= kCommitmentScriptMinSize &&
             std::equal(std::begin(kCommitmentHeader), std::end(kCommitmentHeader), script.begin()))
             index = i;
@@ -118,7 +118,7 @@ std::vector<std::string> check_block(const model::Block& block, const model::uin
             leaves[0] = {};  // the coinbase's wtxid counts as zero
             const model::uint256 witness_root = merkle_root(std::move(leaves));
             const model::uint256 expected = sha256d(witness_root.bytes, stack[0]);
-            const model::Bytes& script = coinbase.outputs[*index].script_pubkey;
+            const model::Script& script = coinbase.outputs[*index].script_pubkey;
             if (!std::equal(expected.bytes.begin(), expected.bytes.end(), script.begin() + 6))
                 failures.push_back("witness commitment: coinbase output " + std::to_string(*index) + " commits to " +
                                    model::to_hex(script.data() + 6, 32) + ", the witnesses give " +

@@ -22,7 +22,7 @@ namespace {
 struct Outcome {
     bool ok = false;
     std::string error;
-    model::Bytes script;
+    model::Script script;
     size_t consumed = 0;
 };
 

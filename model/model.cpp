@@ -91,7 +91,7 @@ std::string json_quote(std::string_view text)
 }
 
 namespace {
-std::string hex_field(const Bytes& bytes) { return "\"" + to_hex(bytes) + "\""; }
+std::string hex_field(std::span<const uint8_t> bytes) { return "\"" + to_hex(bytes.data(), bytes.size()) + "\""; }
 
 template <typename T>
 std::string json_array(const std::vector<T>& items)

@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <iterator>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,135 @@ constexpr size_t compact_size_length(uint64_t value)
 {
     return value < 0xfd ? 1 : value <= 0xffff ? 3 : value <= 0xffffffff ? 5 : 9;
 }
+
+// A script (scriptSig, scriptPubKey): a byte string kept inline up to kInlineBytes (every standard output
+// script, up to P2WSH/P2TR's 34 bytes, and the 23/35-byte scriptSigs of wrapped segwit inputs) and in one heap
+// block beyond, as Bitcoin Core keeps a CScript in a prevector<28>: decoding a block allocates only for the
+// longer scripts (legacy scriptSigs). It offers what a byte vector offers to the codecs and tests (size,
+// data, iteration, [], resize, assign, push_back, ==, built from a Bytes); `resize_uninitialized` lets a
+// reader size it without zero-filling bytes it is about to overwrite.
+class Script {
+public:
+    using value_type = uint8_t;
+    using size_type = size_t;
+    using iterator = uint8_t*;
+    using const_iterator = const uint8_t*;
+    static constexpr size_t kInlineBytes = 40;
+
+    Script() = default;
+    Script(std::initializer_list<uint8_t> bytes) { assign(std::span<const uint8_t>(bytes.begin(), bytes.size())); }
+    Script(const Bytes& bytes) { assign(std::span<const uint8_t>(bytes)); }  // implicit: Bytes convert
+    explicit Script(std::span<const uint8_t> bytes) { assign(bytes); }
+    Script(size_t count, uint8_t value) { assign(count, value); }
+    Script(const Script& other) { assign(std::span<const uint8_t>(other.data(), other.size())); }
+    Script(Script&& other) noexcept { take(other); }
+    Script& operator=(const Script& other)
+    {
+        assign(std::span<const uint8_t>(other.data(), other.size()));
+        return *this;
+    }
+    Script& operator=(Script&& other) noexcept
+    {
+        if (this != &other) {
+            release();
+            take(other);
+        }
+        return *this;
+    }
+    ~Script() { release(); }
+
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    size_t capacity() const { return on_heap() ? heap_capacity_ : kInlineBytes; }
+    uint8_t* data() { return on_heap() ? storage_.heap : storage_.inline_bytes; }
+    const uint8_t* data() const { return on_heap() ? storage_.heap : storage_.inline_bytes; }
+    iterator begin() { return data(); }
+    iterator end() { return data() + size_; }
+    const_iterator begin() const { return data(); }
+    const_iterator end() const { return data() + size_; }
+    uint8_t& operator[](size_t i) { return data()[i]; }
+    const uint8_t& operator[](size_t i) const { return data()[i]; }
+
+    // Capacity for `count` bytes: exactly `count` when it has to move to (or grow on) the heap.
+    void reserve(size_t count)
+    {
+        if (count <= capacity()) return;
+        if (count > UINT32_MAX) throw std::length_error("script longer than 4 GiB");
+        uint8_t* grown = new uint8_t[count];
+        std::copy(data(), data() + size_, grown);
+        release();
+        storage_.heap = grown;
+        heap_capacity_ = static_cast<uint32_t>(count);
+    }
+    // Size `count`; bytes past the old size are left for the caller to write.
+    void resize_uninitialized(size_t count)
+    {
+        reserve(count);
+        size_ = static_cast<uint32_t>(count);
+    }
+    void resize(size_t count)
+    {
+        const size_t before = size_;
+        resize_uninitialized(count);
+        if (count > before) std::fill(data() + before, data() + count, uint8_t{0});
+    }
+    void clear() { size_ = 0; }
+    void assign(size_t count, uint8_t value)
+    {
+        resize_uninitialized(count);
+        std::fill(data(), data() + count, value);
+    }
+    void assign(std::span<const uint8_t> bytes)
+    {
+        const std::less<const uint8_t*> before;
+        if (!bytes.empty() && !before(bytes.data(), data()) && before(bytes.data(), data() + capacity())) {
+            const Bytes copy(bytes.begin(), bytes.end());  // its own bytes: growing could free them
+            assign(std::span<const uint8_t>(copy));
+            return;
+        }
+        resize_uninitialized(bytes.size());
+        std::copy(bytes.begin(), bytes.end(), data());
+    }
+    void push_back(uint8_t value)
+    {
+        if (size_ == capacity()) reserve(std::max<size_t>(2 * capacity(), size_ + 1));
+        data()[size_++] = value;
+    }
+
+    bool operator==(const Script& other) const
+    {
+        return size_ == other.size_ && std::equal(begin(), end(), other.begin());
+    }
+
+private:
+    bool on_heap() const { return heap_capacity_ != 0; }
+    void release()
+    {
+        if (on_heap()) delete[] storage_.heap;
+        heap_capacity_ = 0;
+        size_ = 0;
+    }
+    // Takes other's bytes (its heap block, or a copy of its inline bytes) and leaves it empty and inline.
+    void take(Script& other) noexcept
+    {
+        size_ = other.size_;
+        heap_capacity_ = other.heap_capacity_;
+        if (other.on_heap()) {
+            storage_.heap = other.storage_.heap;
+        } else {
+            std::copy(other.storage_.inline_bytes, other.storage_.inline_bytes + other.size_, storage_.inline_bytes);
+        }
+        other.size_ = 0;
+        other.heap_capacity_ = 0;
+    }
+
+    union Storage {
+        uint8_t inline_bytes[kInlineBytes];
+        uint8_t* heap;
+    } storage_;
+    uint32_t size_ = 0;
+    uint32_t heap_capacity_ = 0;  // 0: the bytes are inline
+};
 
 // One input's witness: a stack of byte strings (items). As in rust-bitcoin, the items are kept in their
 // wire form, back to back in one buffer: each item's CompactSize length, then its bytes. One allocation per
@@ -152,7 +282,7 @@ private:
 
 struct TxIn {
     OutPoint prevout;
-    Bytes script_sig;
+    Script script_sig;
     uint32_t sequence = 0;
     WitnessStack witness;  // serialized after all outputs, not inside the input
     bool operator==(const TxIn&) const = default;
@@ -160,7 +290,7 @@ struct TxIn {
 
 struct TxOut {
     int64_t value = 0;
-    Bytes script_pubkey;
+    Script script_pubkey;
     bool operator==(const TxOut&) const = default;
 };
 

@@ -104,7 +104,7 @@ inline bool CompressScript(std::span<const uint8_t> script, CompressedScript& ou
 
 // Rebuilds the script of special form `tag` from its payload. A tag-4/5 x that is not on the curve
 // leaves `script` empty, as Core ignores that failure.
-inline void DecompressScript(unsigned tag, std::span<const uint8_t> payload, model::Bytes& script)
+inline void DecompressScript(unsigned tag, std::span<const uint8_t> payload, model::Script& script)
 {
     script.clear();
     switch (tag) {
@@ -164,7 +164,7 @@ struct AmountCompressionFormatter {
 // Script as a special form (tag + payload) or VarInt(size + 6) then the bytes.
 struct ScriptCompressionFormatter {
     template <WriteStream S>
-    static void Ser(S& s, const model::Bytes& script)
+    static void Ser(S& s, const model::Script& script)
     {
         CompressedScript compressed;
         if (CompressScript(script, compressed)) {
@@ -175,7 +175,7 @@ struct ScriptCompressionFormatter {
         if (!script.empty()) s.write(std::as_bytes(std::span<const uint8_t>(script)));
     }
     template <ReadStream S>
-    static void Unser(S& s, model::Bytes& script)
+    static void Unser(S& s, model::Script& script)
     {
         const uint32_t code = ReadVarInt<VarIntMode::Unsigned, uint32_t>(s);
         if (code < kSpecialScriptForms) {

@@ -203,4 +203,17 @@ SERDIFF_LAYOUT(model::Block, obj)
     READWRITE(obj.header, Using<VectorFormatter<TransactionFormatter<true>>>(obj.transactions));
 }
 
+// A script: CompactSize length, then its bytes, read in one piece up to 5,000,000 bytes (row 8), as every
+// byte vector is.
+template <WriteStream S>
+void Serialize(S& s, const model::Script& script)
+{
+    detail::write_byte_payload(s, script.data(), script.size());
+}
+template <ReadStream S>
+void Unserialize(S& s, model::Script& script)
+{
+    detail::read_byte_payload(s, script, ReadCompactSize(s));
+}
+
 }  // namespace serdiff::optimized

@@ -168,7 +168,7 @@ uint64_t decompress_amount(uint64_t compressed)
     return amount;
 }
 
-void write_compressed_script(Writer& writer, const Bytes& script)
+void write_compressed_script(Writer& writer, std::span<const uint8_t> script)
 {
     const size_t size = script.size();
     if (size == 25 && script[0] == kOpDup && script[1] == kOpHash160 && script[2] == 20 &&
@@ -187,7 +187,7 @@ void write_compressed_script(Writer& writer, const Bytes& script)
         return;
     }
     if (size == 67 && script[0] == 65 && script[66] == kOpCheckSig && script[1] == 0x04 &&
-        crypto::pubkey_is_fully_valid(std::span<const uint8_t>(script).subspan(1, 65))) {
+        crypto::pubkey_is_fully_valid(script.subspan(1, 65))) {
         writer.write_byte(static_cast<uint8_t>(0x04 | (script[65] & 0x01)));  // parity of y
         for (size_t index = 2; index < 34; ++index) writer.write_byte(script[index]);
         return;

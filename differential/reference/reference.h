@@ -48,7 +48,7 @@ SERDIFF_OBJECT_TYPES(SERDIFF_DECLARE_REFERENCE_STREAM)
 uint64_t compress_amount(uint64_t amount);
 uint64_t decompress_amount(uint64_t compressed);
 // Undo-data script compression: the 21/33-byte special form or VarInt(size + 6) and the bytes.
-void write_compressed_script(Writer& writer, const Bytes& script);
+void write_compressed_script(Writer& writer, std::span<const uint8_t> script);
 Bytes read_compressed_script(Reader& reader);
 
 }  // namespace serdiff::reference
