@@ -93,7 +93,7 @@ public:
         if (count > UINT32_MAX) throw std::length_error("script longer than 4 GiB");
         uint8_t* grown = new uint8_t[count];
         std::copy(data(), data() + size_, grown);
-        release();
+        if (on_heap()) delete[] storage_.heap;
         storage_.heap = grown;
         heap_capacity_ = static_cast<uint32_t>(count);
     }
