@@ -5,6 +5,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "differential/compare.h"
@@ -44,6 +45,15 @@ size_t buffer_relative_length(ProgramInput& in, size_t buffer)
     if (selector < 8) return edges[selector];
     if (selector >= kFirstLargeLengthByte) return kLargeLengths[selector - kFirstLargeLengthByte];
     return selector - 8u;
+}
+
+// The buffer byte of buffered_writer/buffered_reader: 1 + b % 32, or for b ≥ 0xf0 a request for a 0-byte buffer,
+// which the BufferedWriter/BufferedReader must treat as 1. Returns {what is asked for, what acts}.
+std::pair<size_t, size_t> read_buffer_size(ProgramInput& in)
+{
+    const uint8_t buffer_byte = in.byte();
+    const size_t request = buffer_byte >= 0xf0 ? 0 : 1 + buffer_byte % kMaxFileBufferSize;
+    return {request, std::max<size_t>(request, 1)};
 }
 
 std::string position_text(uint64_t position) { return "@" + std::to_string(position); }
@@ -213,10 +223,7 @@ struct UndoWritten {
 void check_buffered_writer_program(std::span<const uint8_t> input)
 {
     ProgramInput in(input);
-    // A buffer byte of 0xf0 or more asks for a 0-byte buffer, which the writer/reader must treat as 1.
-    const uint8_t buffer_byte = in.byte();
-    const size_t buffer_request = buffer_byte >= 0xf0 ? 0 : 1 + buffer_byte % kMaxFileBufferSize;
-    const size_t buffer = std::max<size_t>(buffer_request, 1);
+    const auto [buffer_request, buffer] = read_buffer_size(in);
     const uint64_t start = in.byte() % 24;
     const Key key = read_key(in);
     // Flags: bit 0 set = let the destructors write what is pending (else close()); bits 1-2 = 1: the file
@@ -391,10 +398,7 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
 void check_buffered_reader_program(std::span<const uint8_t> input)
 {
     ProgramInput in(input);
-    // A buffer byte of 0xf0 or more asks for a 0-byte buffer, which the writer/reader must treat as 1.
-    const uint8_t buffer_byte = in.byte();
-    const size_t buffer_request = buffer_byte >= 0xf0 ? 0 : 1 + buffer_byte % kMaxFileBufferSize;
-    const size_t buffer = std::max<size_t>(buffer_request, 1);
+    const auto [buffer_request, buffer] = read_buffer_size(in);
     const uint64_t start = in.byte() % 24;
     const Key key = read_key(in);
     const Bytes stored = in.payload(static_cast<size_t>(in.number_at_most(kMaxFileProgramBytes)));
