@@ -4,10 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <new>
 #include <utility>
 #include <vector>
 
 #include "model/model.h"
+
+#ifdef SERDIFF_MODEL_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 namespace serdiff::test {
 namespace {
@@ -110,6 +115,46 @@ TEST(Script, AssigningItsOwnBytesKeepsThemWhenTheScriptMustGrow)
         EXPECT_EQ(as_bytes(script), Bytes(before.begin() + 1, before.end()));
     }
 }
+
+#ifdef SERDIFF_MODEL_ASAN
+// Under AddressSanitizer the bytes past size() are poisoned (inline and on the heap), so an overflow inside the
+// buffer's capacity is reported; without it a small buffer would hide the planted defect p2pkh_script_one_short.
+void expect_poisoned_past_size(const Script& script, const char* step)
+{
+    const uint8_t* data = script.data();
+    for (size_t i = 0; i < script.capacity(); ++i) {
+        const bool poisoned = __asan_address_is_poisoned(data + i) != 0;
+        ASSERT_EQ(poisoned, i >= script.size())
+            << step << ": byte " << i << " of size " << script.size() << ", capacity " << script.capacity();
+    }
+}
+
+TEST(Script, UnderAddressSanitizerTheBytesPastTheSizeArePoisoned)
+{
+    for (size_t from : kSizes) {
+        for (size_t to : kSizes) {
+            Script script(pattern(from, 5));
+            expect_poisoned_past_size(script, "built");
+            script.resize(to);
+            expect_poisoned_past_size(script, "resized");
+            script.push_back(1);
+            expect_poisoned_past_size(script, "pushed");
+            Script moved(std::move(script));
+            expect_poisoned_past_size(moved, "moved to");
+            expect_poisoned_past_size(script, "moved from");  // NOLINT(bugprone-use-after-move)
+            script = moved;
+            expect_poisoned_past_size(script, "copied");
+            script.clear();
+            expect_poisoned_past_size(script, "cleared");
+        }
+    }
+    // A destroyed inline script leaves its memory plain: the next object built there must not see poison.
+    alignas(Script) unsigned char raw[sizeof(Script)];
+    auto* script = new (raw) Script(pattern(3, 1));
+    script->~Script();
+    for (size_t i = 0; i < sizeof raw; ++i) ASSERT_EQ(__asan_address_is_poisoned(raw + i), 0) << i;
+}
+#endif
 
 }  // namespace
 }  // namespace serdiff::test
