@@ -90,35 +90,48 @@ inline constexpr uint8_t kWitnessFlag = 1;
 
 // The SizeComputer's transaction: one pass over the inputs and outputs adding fixed widths and lengths
 // (OPTIMIZATIONS.md row 2), each witness stack's size taken from the stack; whether the witness form is
-// used is found in the same pass.
-inline size_t SerializedTransactionSize(const model::Transaction& tx, bool allow_witness)
+// used is found in the same pass. The loops add only what varies per element: a script's length (its
+// CompactSize is one byte below 0xfd: the wider forms are a branch that is almost never taken) and a
+// stack's items in wire form; the fixed widths, and the first byte of every CompactSize, are added once per
+// vector. A stack has items exactly when its wire form is non-empty (each item has a length prefix), so
+// the sum of those sizes also tells whether any input has a witness.
+[[gnu::always_inline]] inline size_t SerializedTransactionSize(const model::Transaction& tx, bool allow_witness)
 {
     constexpr size_t kOutPoint = 32 + 4, kSequence = 4, kValue = 8, kVersion = 4, kLockTime = 4;
-    size_t size = kVersion + GetSizeOfCompactSize(tx.inputs.size()) + GetSizeOfCompactSize(tx.outputs.size()) + kLockTime;
-    size_t witness_size = 0;
-    bool any_witness = false;
+    const size_t inputs = tx.inputs.size(), outputs = tx.outputs.size();
+    size_t size = kVersion + GetSizeOfCompactSize(inputs) + GetSizeOfCompactSize(outputs) + kLockTime +
+                  inputs * (kOutPoint + 1 + kSequence) + outputs * (kValue + 1);
+    size_t witness_items = 0;  // every stack's items in wire form, and the item counts' CompactSizes past 1 byte
     for (const model::TxIn& input : tx.inputs) {
-        size += kOutPoint + GetSizeOfCompactSize(input.script_sig.size()) + input.script_sig.size() + kSequence;
-        witness_size += input.witness.serialized_size();
-        any_witness |= !input.witness.empty();
+        const size_t script = input.script_sig.size();
+        size += script;
+        if (script >= 0xfd) [[unlikely]] size += GetSizeOfCompactSize(script) - 1;
+        witness_items += input.witness.encoded_items().size();
+        if (input.witness.size() >= 0xfd) [[unlikely]] witness_items += GetSizeOfCompactSize(input.witness.size()) - 1;
     }
-    for (const model::TxOut& output : tx.outputs)
-        size += kValue + GetSizeOfCompactSize(output.script_pubkey.size()) + output.script_pubkey.size();
+    for (const model::TxOut& output : tx.outputs) {
+        const size_t script = output.script_pubkey.size();
+        size += script;
+        if (script >= 0xfd) [[unlikely]] size += GetSizeOfCompactSize(script) - 1;
+    }
     const bool with_witness =
         allow_witness && (SERDIFF_PLANTED(witness_first_input_only)
                               ? !tx.inputs.empty() && !tx.inputs.front().witness.empty()
-                              : any_witness);
-    if (with_witness) size += 2 + witness_size;  // marker, flag, then every input's stack
+                              : witness_items != 0);
+    if (with_witness) size += 2 + inputs + witness_items;  // marker, flag, then every input's stack (count, items)
     return size;
 }
 
+// The SizeComputer's overload: small, and inlined where it is called.
+[[gnu::always_inline]] inline void SerializeTransaction(SizeComputer& s, const model::Transaction& tx, bool allow_witness)
+{
+    s.add(SerializedTransactionSize(tx, allow_witness));
+}
+
 template <WriteStream S>
+    requires(!SizeOnlyStream<S>)
 void SerializeTransaction(S& s, const model::Transaction& tx, bool allow_witness)
 {
-    if constexpr (SizeOnlyStream<S>) {
-        s.add(SerializedTransactionSize(tx, allow_witness));
-        return;
-    }
     const bool with_witness =
         allow_witness && (SERDIFF_PLANTED(witness_first_input_only)
                               ? !tx.inputs.empty() && !tx.inputs.front().witness.empty()
@@ -186,6 +199,10 @@ void Unserialize(S& s, const TxWithWitness<model::Transaction>& wrapped)
 // The transaction with a fixed allow-witness choice, for containers (blocks always allow witness).
 template <bool AllowWitness>
 struct TransactionFormatter {
+    [[gnu::always_inline]] static void Ser(SizeComputer& s, const model::Transaction& tx)
+    {
+        SerializeTransaction(s, tx, AllowWitness);  // inlined into the loop over a block's transactions
+    }
     template <WriteStream S>
     static void Ser(S& s, const model::Transaction& tx)
     {

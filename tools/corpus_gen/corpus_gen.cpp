@@ -122,6 +122,12 @@ void generate_transactions()
     add("transaction", "legacy-1in-2out", reference::encode_transaction(sample_transaction(1, 2, false, 107), false));
     add("transaction", "segwit-2in-1out", reference::encode_transaction(sample_transaction(2, 1, true, 0), true));
     add("transaction", "script-253-bytes", reference::encode_transaction(sample_transaction(1, 1, false, 253), false));
+    // A witness stack of 253 items: its item count takes a 3-byte CompactSize (the SizeComputer adds that
+    // width on a branch of its own).
+    model::Transaction many_items = sample_transaction(2, 1, true, 0);
+    many_items.inputs[0].witness = {};
+    for (int i = 0; i < 253; ++i) many_items.inputs[0].witness.push_back(Bytes{static_cast<uint8_t>(i)});
+    add("transaction", "witness-253-items", reference::encode_transaction(many_items, true));
     add("transaction", "no-inputs-no-outputs", {0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00});
     // Witness marker with every stack empty, and an unknown flag bit.
     Bytes legacy = reference::encode_transaction(sample_transaction(1, 1, false, 10), false);
