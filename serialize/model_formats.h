@@ -223,7 +223,7 @@ SERDIFF_LAYOUT(model::Block, obj)
 // A script: CompactSize length, then its bytes, read in one piece up to 5,000,000 bytes (row 8), as every
 // byte vector is.
 template <WriteStream S>
-void Serialize(S& s, const model::Script& script)
+[[gnu::always_inline]] inline void Serialize(S& s, const model::Script& script)
 {
     detail::write_byte_payload(s, script.data(), script.size());
 }
