@@ -535,9 +535,21 @@ void read_byte_payload(S& s, Container& items, size_t size)
         if constexpr (requires { items.resize_uninitialized(count); }) items.resize_uninitialized(count);
         else items.resize(count);
     };
+    if constexpr (SERDIFF_PLANTED(byte_payload_scratch_leak)) {
+        if (size != 0 && size <= kMaxVectorAllocate) {
+            resize_for_read(size);
+            return planted::read_through_scratch(s, items.data(), size);
+        }
+    }
+    // A memory stream knows the bytes it holds (unread()): when the first read (the whole payload, or its first
+    // 5,000,000-byte chunk) cannot be filled it fails here, with the same error and the position unchanged, as
+    // that read would, but before allocating the claimed length (a fuzzer's claimed lengths would otherwise
+    // allocate up to 5,000,000 bytes per input). A file stream allocates first, as Core's does.
+    if constexpr (requires { s.unread(); }) {
+        if (std::min(size, kMaxVectorAllocate) > s.unread().size()) throw_serialize_error(model::errors::kEndOfData);
+    }
     if (size <= kMaxVectorAllocate) {
         resize_for_read(size);
-        if constexpr (SERDIFF_PLANTED(byte_payload_scratch_leak)) if (size != 0) return planted::read_through_scratch(s, items.data(), size);
         if (size != 0) s.read(std::as_writable_bytes(std::span<Element>(items.data(), size)));
         return;
     }
