@@ -101,13 +101,13 @@ inline constexpr uint8_t kWitnessFlag = 1;
     const size_t inputs = tx.inputs.size(), outputs = tx.outputs.size();
     size_t size = kVersion + GetSizeOfCompactSize(inputs) + GetSizeOfCompactSize(outputs) + kLockTime +
                   inputs * (kOutPoint + 1 + kSequence) + outputs * (kValue + 1);
-    size_t witness_items = 0;  // every stack's items in wire form, and the item counts' CompactSizes past 1 byte
+    size_t witness_bytes = 0;  // every stack's items in wire form, and the item counts' CompactSizes past 1 byte
     for (const model::TxIn& input : tx.inputs) {
         const size_t script = input.script_sig.size();
         size += script;
         if (script >= 0xfd) [[unlikely]] size += GetSizeOfCompactSize(script) - 1;
-        witness_items += input.witness.encoded_items().size();
-        if (input.witness.size() >= 0xfd) [[unlikely]] witness_items += GetSizeOfCompactSize(input.witness.size()) - 1;
+        witness_bytes += input.witness.encoded_items().size();
+        if (input.witness.size() >= 0xfd) [[unlikely]] witness_bytes += GetSizeOfCompactSize(input.witness.size()) - 1;
     }
     for (const model::TxOut& output : tx.outputs) {
         const size_t script = output.script_pubkey.size();
@@ -117,8 +117,8 @@ inline constexpr uint8_t kWitnessFlag = 1;
     const bool with_witness =
         allow_witness && (SERDIFF_PLANTED(witness_first_input_only)
                               ? !tx.inputs.empty() && !tx.inputs.front().witness.empty()
-                              : witness_items != 0);
-    if (with_witness) size += 2 + inputs + witness_items;  // marker, flag, then every input's stack (count, items)
+                              : witness_bytes != 0);
+    if (with_witness) size += 2 + inputs + witness_bytes;  // marker, flag, then every input's stack (count, items)
     return size;
 }
 
@@ -199,12 +199,8 @@ void Unserialize(S& s, const TxWithWitness<model::Transaction>& wrapped)
 // The transaction with a fixed allow-witness choice, for containers (blocks always allow witness).
 template <bool AllowWitness>
 struct TransactionFormatter {
-    [[gnu::always_inline]] static void Ser(SizeComputer& s, const model::Transaction& tx)
-    {
-        SerializeTransaction(s, tx, AllowWitness);  // inlined into the loop over a block's transactions
-    }
     template <WriteStream S>
-    static void Ser(S& s, const model::Transaction& tx)
+    [[gnu::always_inline]] static void Ser(S& s, const model::Transaction& tx)  // the SizeComputer's inlines whole
     {
         SerializeTransaction(s, tx, AllowWitness);
     }
