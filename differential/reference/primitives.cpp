@@ -155,38 +155,50 @@ int64_t Reader::read_int(int width_bytes)
 
 bool Reader::read_bool() { return read_byte() != 0; }
 
-uint64_t Reader::read_compactsize(bool range_check)
+Reader::Result Reader::try_read_compactsize(bool range_check)
 {
-    const uint8_t prefix = read_byte();
-    uint64_t value = 0;
-    if (prefix < 0xfd) {
-        value = prefix;
-    } else if (prefix == 0xfd) {
-        value = read_uint(2);
-        if (value < 0xfd) throw ReadError(model::errors::kNonCanonical);
-    } else if (prefix == 0xfe) {
-        value = read_uint(4);
-        if (value < 0x10000) throw ReadError(model::errors::kNonCanonical);
-    } else {
-        value = read_uint(8);
-        if (value < 0x100000000) throw ReadError(model::errors::kNonCanonical);
+    if (remaining() < 1) return {0, model::errors::kEndOfData};
+    const uint8_t prefix = data_[position_++];
+    uint64_t value = prefix;
+    if (prefix >= 0xfd) {
+        // 0xfd, 0xfe, 0xff: a 2-, 4- or 8-byte value follows, which must not fit the shorter forms.
+        const int width = prefix == 0xfd ? 2 : prefix == 0xfe ? 4 : 8;
+        const uint64_t smallest = prefix == 0xfd ? 0xfd : prefix == 0xfe ? 0x10000 : 0x100000000;
+        if (remaining() < static_cast<size_t>(width)) return {0, model::errors::kEndOfData};
+        value = read_uint(width);
+        if (value < smallest) return {0, model::errors::kNonCanonical};
     }
-    if (range_check && value > model::kMaxSize) throw ReadError(model::errors::kSizeTooLarge);
-    return value;
+    if (range_check && value > model::kMaxSize) return {0, model::errors::kSizeTooLarge};
+    return {value, nullptr};
 }
 
-uint64_t Reader::read_varint(model::IntKind kind)
+uint64_t Reader::read_compactsize(bool range_check)
+{
+    const Result result = try_read_compactsize(range_check);
+    if (result.error != nullptr) throw ReadError(result.error);
+    return result.value;
+}
+
+Reader::Result Reader::try_read_varint(model::IntKind kind)
 {
     const uint64_t max = varint_max(kind);
     uint64_t value = 0;
     while (true) {
-        const uint8_t byte = read_byte();
-        if (value > (max >> 7)) throw ReadError(model::errors::kSizeTooLarge);  // the shift would overflow
+        if (remaining() < 1) return {0, model::errors::kEndOfData};
+        const uint8_t byte = data_[position_++];
+        if (value > (max >> 7)) return {0, model::errors::kSizeTooLarge};  // the shift would overflow
         value = (value << 7) | (byte & 0x7f);
-        if ((byte & 0x80) == 0) return value;
-        if (value == max) throw ReadError(model::errors::kSizeTooLarge);  // the +1 would overflow
+        if ((byte & 0x80) == 0) return {value, nullptr};
+        if (value == max) return {0, model::errors::kSizeTooLarge};  // the +1 would overflow
         value += 1;
     }
+}
+
+uint64_t Reader::read_varint(model::IntKind kind)
+{
+    const Result result = try_read_varint(kind);
+    if (result.error != nullptr) throw ReadError(result.error);
+    return result.value;
 }
 
 Bytes Reader::read_bytes(size_t count)

@@ -27,6 +27,23 @@ Decoded<Value> decode_with(std::span<const uint8_t> data, ReadValue read_value)
     return result;
 }
 
+// A lone CompactSize or VarInt: the non-throwing read, packed like decode_with's result.
+template <typename TryRead>
+Decoded<uint64_t> decode_lone_integer(std::span<const uint8_t> data, TryRead try_read)
+{
+    Decoded<uint64_t> result;
+    Reader reader(data);
+    const Reader::Result read = try_read(reader);
+    if (read.error != nullptr) {
+        result.error = read.error;
+        return result;
+    }
+    result.ok = true;
+    result.value = read.value;
+    result.consumed = reader.position();
+    return result;
+}
+
 // ---- Transaction parts ----
 
 void write_txin(Writer& writer, const model::TxIn& input)
@@ -348,25 +365,27 @@ model::BlockUndo read_block_undo(Reader& reader)
 Bytes encode_compactsize(uint64_t value)
 {
     Writer writer;
+    writer.out.reserve(9);  // the longest form: one allocation, not one per byte
     writer.write_compactsize(value);
     return std::move(writer.out);
 }
 
 Decoded<uint64_t> decode_compactsize(std::span<const uint8_t> data, bool range_check)
 {
-    return decode_with<uint64_t>(data, [range_check](Reader& reader) { return reader.read_compactsize(range_check); });
+    return decode_lone_integer(data, [range_check](Reader& reader) { return reader.try_read_compactsize(range_check); });
 }
 
 Bytes encode_varint(uint64_t value, model::IntKind kind)
 {
     Writer writer;
+    writer.out.reserve(10);  // the longest VarInt of a 64-bit value
     writer.write_varint(value, kind);
     return std::move(writer.out);
 }
 
 Decoded<uint64_t> decode_varint(std::span<const uint8_t> data, model::IntKind kind)
 {
-    return decode_with<uint64_t>(data, [kind](Reader& reader) { return reader.read_varint(kind); });
+    return decode_lone_integer(data, [kind](Reader& reader) { return reader.try_read_varint(kind); });
 }
 
 Bytes encode_transaction(const model::Transaction& tx, bool allow_witness)
