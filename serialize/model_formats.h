@@ -65,6 +65,7 @@ struct WitnessStackFormatter {
         for (size_t i = 0; i < count; ++i) {
             const size_t size = ReadCompactSize(s);
             if (size <= kMaxVectorAllocate) {
+                detail::fail_early_if_short(s, size);  // before append() grows and zeroes the buffer
                 const std::span<uint8_t> item = witness.append(size);
                 if (size != 0) s.read(std::as_writable_bytes(item));
             } else {

@@ -508,11 +508,15 @@ struct VectorFormatter {
         items.clear();
         const size_t count = ReadCompactSize(s);
         // A claimed count is not trusted: capacity grows by at most kMaxVectorAllocate bytes ahead of
-        // the elements actually read.
-        constexpr size_t kStep = std::max<size_t>(1, kMaxVectorAllocate / sizeof(Element));
+        // the elements actually read. A memory stream (unread()) also caps each step at the bytes it still
+        // holds: every element takes at least one byte, so a count past the input cannot all be read, and a
+        // fuzzer's claimed counts no longer reserve up to 5,000,000 bytes per vector (the reads, and so the
+        // results and errors, are the same).
+        size_t step = std::max<size_t>(1, kMaxVectorAllocate / sizeof(Element));
+        if constexpr (requires { s.unread(); }) step = std::min(step, std::max<size_t>(1, s.unread().size()));
         size_t allocated = 0;
         while (allocated < count) {
-            allocated = std::min(count, allocated + kStep);
+            allocated = std::min(count, allocated + step);
             items.reserve(allocated);
             while (items.size() < allocated) {
                 items.emplace_back();
@@ -523,6 +527,18 @@ struct VectorFormatter {
 };
 
 namespace detail {
+
+// A memory stream knows the bytes it holds (unread()): a read of `count` bytes it cannot fill fails here, with
+// the same error and the position unchanged, as that read would, but before the caller allocates for it (a
+// fuzzer's claimed lengths would otherwise allocate and zero up to 5,000,000 bytes per input). A file stream
+// allocates first, as Core's does.
+template <ReadStream S>
+void fail_early_if_short(S& s, size_t count)
+{
+    if constexpr (requires { s.unread(); }) {
+        if (count > s.unread().size()) throw_serialize_error(model::errors::kEndOfData);
+    }
+}
 
 // OPTIMIZATIONS.md row 8: byte containers read in one piece when `size` fits one 5,000,000-byte chunk,
 // else in exact chunk-sized growth steps, so memory stays within one chunk of the bytes actually read.
@@ -541,13 +557,7 @@ void read_byte_payload(S& s, Container& items, size_t size)
             return planted::read_through_scratch(s, items.data(), size);
         }
     }
-    // A memory stream knows the bytes it holds (unread()): when the first read (the whole payload, or its first
-    // 5,000,000-byte chunk) cannot be filled it fails here, with the same error and the position unchanged, as
-    // that read would, but before allocating the claimed length (a fuzzer's claimed lengths would otherwise
-    // allocate up to 5,000,000 bytes per input). A file stream allocates first, as Core's does.
-    if constexpr (requires { s.unread(); }) {
-        if (std::min(size, kMaxVectorAllocate) > s.unread().size()) throw_serialize_error(model::errors::kEndOfData);
-    }
+    fail_early_if_short(s, std::min(size, kMaxVectorAllocate));  // the first read: the payload or its first chunk
     if (size <= kMaxVectorAllocate) {
         resize_for_read(size);
         if (size != 0) s.read(std::as_writable_bytes(std::span<Element>(items.data(), size)));

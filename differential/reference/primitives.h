@@ -140,19 +140,14 @@ public:
     // As read_string, but a length above `limit` fails with "String length limit exceeded".
     std::string read_limited_string(size_t limit);
 
-    // CompactSize count, then elements from read_element(Reader&); capacity grows in steps of at most
-    // model::kMaxVectorAllocate bytes, so a huge claimed count cannot allocate before data arrives.
+    // CompactSize count, then elements from read_element(Reader&); capacity grows only with the elements
+    // actually read, so a huge claimed count allocates nothing ahead of the data.
     template <typename Element, typename ReadElement>
     std::vector<Element> read_vector(ReadElement read_element)
     {
         const uint64_t count = read_compactsize(true);
-        const size_t step = std::max<size_t>(1, model::kMaxVectorAllocate / sizeof(Element));
         std::vector<Element> elements;
-        while (elements.size() < count) {
-            if (elements.size() == elements.capacity())
-                elements.reserve(static_cast<size_t>(std::min<uint64_t>(count, elements.size() + step)));
-            elements.push_back(read_element(*this));
-        }
+        while (elements.size() < count) elements.push_back(read_element(*this));
         return elements;
     }
     // Exactly `count` elements, no count prefix (fixed-size arrays).
