@@ -25,14 +25,13 @@ SERDIFF_FUZZ_TARGET(obfuscation, .max_len = 128)
     const uint64_t offset = in.number();
     const size_t alignment = in.byte() % 8;
     const size_t length = static_cast<size_t>(in.number_at_most(kMaxObfuscatedBytes));
-    const model::Bytes plain = in.payload(length);
+    model::Bytes expected = in.payload(length);  // the plain bytes, obfuscated in place by the reference below
 
     alignas(8) static std::byte buffer[kMaxObfuscatedBytes + 8];
     std::byte* const data = buffer + alignment;
-    std::copy(plain.begin(), plain.end(), reinterpret_cast<uint8_t*>(data));
+    std::copy(expected.begin(), expected.end(), reinterpret_cast<uint8_t*>(data));
     optimized::obfuscate(std::span(data, length), offset, key);
 
-    model::Bytes expected = plain;
     reference::obfuscate(std::as_writable_bytes(std::span(expected)), offset, key);
     const auto* obfuscated = reinterpret_cast<const uint8_t*>(data);
     differential::compare_bytes(
