@@ -1,7 +1,8 @@
-// Allocation bound: a few bytes claiming a huge vector must fail at end-of-data after at most one
-// 5,000,000-byte chunk, measured with a counting global operator new on both implementations. Decoding from
-// memory, which knows how many bytes it holds, must do better: allocate in proportion to the input, not to
-// the claim (the fuzz targets decode from memory, and a fuzzer's claims are mostly false).
+// Allocation bound: a few bytes claiming a huge vector or byte string must fail at end-of-data having
+// allocated in proportion to the input, not to the claim, measured with a counting global operator new on both
+// implementations. The codec facades decode from memory, which knows how many bytes it holds (a file stream
+// may allocate one 5,000,000-byte chunk first, as Core's does); the fuzz targets decode from memory, and a
+// fuzzer's claims are mostly false.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -98,13 +99,10 @@ AllocationMeasurement measure(Decode&& decode)
     return {g_total_bytes.load(), g_peak_single.load(), g_allocations.load()};
 }
 
-// No single allocation above one chunk, and no more than one chunk plus small bookkeeping in total.
-constexpr size_t kPeakBound = model::kMaxVectorAllocate;
-constexpr size_t kTotalBound = model::kMaxVectorAllocate + 64 * 1024;
-// From memory (every decode here: the codec facades read a span), for inputs under 100 bytes: nothing near a
-// chunk. The optimized side fails a byte payload or witness item the input cannot hold before allocating it and
-// reserves no more vector elements than bytes left; the reference grows a vector only with the elements read.
-constexpr size_t kFromMemoryBound = 64 * 1024;
+// All allocations together, for inputs under 100 bytes: far below one chunk. The optimized side fails a byte
+// payload or witness item the input cannot hold before allocating it and reserves no more vector elements than
+// bytes left; the reference grows a vector only with the elements read.
+constexpr size_t kTotalBound = 64 * 1024;
 
 struct HugeClaim {
     const char* name;
@@ -160,7 +158,7 @@ std::vector<HugeClaim> huge_claims()
     };
 }
 
-TEST(AllocationBound, HugeClaimsFailAtEndOfDataWithinOneChunk)
+TEST(AllocationBound, HugeClaimsFromMemoryFailAtEndOfDataAllocatingLittle)
 {
 #ifdef SERDIFF_OPERATOR_NEW_OWNED_BY_SANITIZER
     GTEST_SKIP() << "operator new cannot be replaced under MSan";
@@ -174,9 +172,7 @@ TEST(AllocationBound, HugeClaimsFailAtEndOfDataWithinOneChunk)
                         impl->side, claim.name, input.size(), measured.peak_single, measured.total_bytes,
                         measured.allocations);
             EXPECT_EQ(error, model::errors::kEndOfData) << impl->side << " " << claim.name;
-            EXPECT_LE(measured.peak_single, kPeakBound) << impl->side << " " << claim.name;
             EXPECT_LE(measured.total_bytes, kTotalBound) << impl->side << " " << claim.name;
-            EXPECT_LE(measured.total_bytes, kFromMemoryBound) << impl->side << " " << claim.name << " (from memory)";
         }
     }
 }

@@ -1,6 +1,7 @@
 // The reference primitive streams, written byte at a time from SEMANTICS.md and docs/format.md.
 #include "differential/reference/primitives.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace serdiff::reference {

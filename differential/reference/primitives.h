@@ -1,7 +1,6 @@
 // The reference primitive streams: a byte-at-a-time Writer and a bounds-checked Reader cursor.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -91,7 +90,8 @@ public:
     }
 };
 
-// A cursor over `data`. Every read throws ReadError with the exact model::errors message.
+// A cursor over `data`. Every read_* throws ReadError with the exact model::errors message (the try_read_*
+// forms return that message instead).
 // A fixed-width read, a CompactSize payload, a skip and each byte-vector chunk either complete or
 // fail without moving the cursor (as Bitcoin Core's streams do); bytes read before them stay consumed.
 class Reader {

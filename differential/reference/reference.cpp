@@ -31,17 +31,10 @@ Decoded<Value> decode_with(std::span<const uint8_t> data, ReadValue read_value)
 template <typename TryRead>
 Decoded<uint64_t> decode_lone_integer(std::span<const uint8_t> data, TryRead try_read)
 {
-    Decoded<uint64_t> result;
     Reader reader(data);
     const Reader::Result read = try_read(reader);
-    if (read.error != nullptr) {
-        result.error = read.error;
-        return result;
-    }
-    result.ok = true;
-    result.value = read.value;
-    result.consumed = reader.position();
-    return result;
+    if (read.error != nullptr) return {.ok = false, .error = read.error, .consumed = 0, .value = 0};
+    return {.ok = true, .error = {}, .consumed = reader.position(), .value = read.value};
 }
 
 // ---- Transaction parts ----
