@@ -485,11 +485,13 @@ Trace trace_reference(std::span<const uint8_t> data, const StreamProgram& progra
 {
     reference::Reader r(data);
     Trace trace;
-    try {
-        for (size_t i = 0; i < program.steps.size(); ++i)
-            trace.push_back(trace_entry(i, program.steps[i], read_reference(r, program.steps[i]), r.position()));
-    } catch (const reference::ReadError& error) {
-        trace.push_back(std::string("error: ") + error.what());
+    for (size_t i = 0; i < program.steps.size(); ++i) {
+        const std::string value = read_reference(r, program.steps[i]);
+        if (r.failed()) {
+            trace.push_back(std::string("error: ") + r.error());
+            break;
+        }
+        trace.push_back(trace_entry(i, program.steps[i], value, r.position()));
     }
     return trace;
 }

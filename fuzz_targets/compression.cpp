@@ -46,14 +46,14 @@ Outcome decode_reference(std::span<const uint8_t> data)
 {
     Outcome out;
     reference::Reader reader(data);
-    try {
-        out.script = reference::read_compressed_script(reader);
-        out.ok = true;
-        out.consumed = reader.position();
-    } catch (const reference::ReadError& error) {
-        out.error = error.what();
+    out.script = reference::read_compressed_script(reader);
+    if (reader.failed()) {
+        out.error = reader.error();
         out.script.clear();
+        return out;
     }
+    out.ok = true;
+    out.consumed = reader.position();
     return out;
 }
 

@@ -235,12 +235,9 @@ TEST(Bool, AnyNonZeroByteReadsTrueAndWritesAsOne)
         EXPECT_STREQ(e.what(), errors::kEndOfData);
     }
     reference::Reader reference_empty(empty);
-    try {
-        ignored = reference_empty.read_bool();
-        ADD_FAILURE() << "reference read a bool from no bytes";
-    } catch (const reference::ReadError& e) {
-        EXPECT_STREQ(e.what(), errors::kEndOfData);
-    }
+    EXPECT_FALSE(reference_empty.read_bool());
+    ASSERT_TRUE(reference_empty.failed()) << "reference read a bool from no bytes";
+    EXPECT_STREQ(reference_empty.error(), errors::kEndOfData);
 }
 
 // ---------------------------------------------------------------------------------------------------

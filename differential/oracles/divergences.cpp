@@ -18,14 +18,11 @@ std::vector<size_t> transaction_starts(const Observation& observation)
     if (observation.kind == ObjectKind::transaction) return {0};
     std::vector<size_t> starts;
     reference::Reader reader(observation.input);
-    try {
-        reference::read_header(reader);
-        const uint64_t count = reader.read_compactsize();
-        for (uint64_t i = 0; i < count; ++i) {
-            starts.push_back(reader.position());
-            reference::read_transaction(reader, true);
-        }
-    } catch (const reference::ReadError&) {
+    reference::read_header(reader);
+    const uint64_t count = reader.read_compactsize();
+    for (uint64_t i = 0; i < count && !reader.failed(); ++i) {
+        starts.push_back(reader.position());
+        reference::read_transaction(reader, true);
     }
     return starts;
 }

@@ -119,24 +119,25 @@ void Writer::write_string(std::string_view text)
 
 // ---- Reader ----
 
-void Reader::require(size_t count) const
+bool Reader::require(size_t count)
 {
-    if (count > remaining()) throw ReadError(model::errors::kEndOfData);
+    if (failed()) return false;
+    if (count > remaining()) {
+        fail(model::errors::kEndOfData);
+        return false;
+    }
+    return true;
 }
 
-uint8_t Reader::read_byte()
-{
-    require(1);
-    return data_[position_++];
-}
+uint8_t Reader::read_byte() { return require(1) ? take() : 0; }
 
 uint64_t Reader::read_uint(int width_bytes, bool big_endian)
 {
     check_uint_width(width_bytes);
-    require(static_cast<size_t>(width_bytes));
+    if (!require(static_cast<size_t>(width_bytes))) return 0;
     uint64_t value = 0;
     for (int index = 0; index < width_bytes; ++index) {
-        const uint64_t byte = read_byte();
+        const uint64_t byte = take();
         const int shift = big_endian ? 8 * (width_bytes - 1 - index) : 8 * index;
         value |= byte << shift;
     }
@@ -156,72 +157,64 @@ int64_t Reader::read_int(int width_bytes)
 
 bool Reader::read_bool() { return read_byte() != 0; }
 
-Reader::Result Reader::try_read_compactsize(bool range_check)
+uint64_t Reader::read_compactsize(bool range_check)
 {
-    if (remaining() < 1) return {0, model::errors::kEndOfData};
-    const uint8_t prefix = data_[position_++];
+    if (!require(1)) return 0;
+    const uint8_t prefix = take();
     uint64_t value = prefix;
     if (prefix >= 0xfd) {
         // 0xfd, 0xfe, 0xff: a 2-, 4- or 8-byte value follows, which must not fit the shorter forms.
         const int width = prefix == 0xfd ? 2 : prefix == 0xfe ? 4 : 8;
         const uint64_t smallest = prefix == 0xfd ? 0xfd : prefix == 0xfe ? 0x10000 : 0x100000000;
-        if (remaining() < static_cast<size_t>(width)) return {0, model::errors::kEndOfData};
         value = read_uint(width);
-        if (value < smallest) return {0, model::errors::kNonCanonical};
+        if (failed()) return 0;
+        if (value < smallest) {
+            fail(model::errors::kNonCanonical);
+            return 0;
+        }
     }
-    if (range_check && value > model::kMaxSize) return {0, model::errors::kSizeTooLarge};
-    return {value, nullptr};
-}
-
-uint64_t Reader::read_compactsize(bool range_check)
-{
-    const Result result = try_read_compactsize(range_check);
-    if (result.error != nullptr) throw ReadError(result.error);
-    return result.value;
-}
-
-Reader::Result Reader::try_read_varint(model::IntKind kind)
-{
-    const uint64_t max = varint_max(kind);
-    uint64_t value = 0;
-    while (true) {
-        if (remaining() < 1) return {0, model::errors::kEndOfData};
-        const uint8_t byte = data_[position_++];
-        if (value > (max >> 7)) return {0, model::errors::kSizeTooLarge};  // the shift would overflow
-        value = (value << 7) | (byte & 0x7f);
-        if ((byte & 0x80) == 0) return {value, nullptr};
-        if (value == max) return {0, model::errors::kSizeTooLarge};  // the +1 would overflow
-        value += 1;
+    if (range_check && value > model::kMaxSize) {
+        fail(model::errors::kSizeTooLarge);
+        return 0;
     }
+    return value;
 }
 
 uint64_t Reader::read_varint(model::IntKind kind)
 {
-    const Result result = try_read_varint(kind);
-    if (result.error != nullptr) throw ReadError(result.error);
-    return result.value;
+    const uint64_t max = varint_max(kind);
+    uint64_t value = 0;
+    while (require(1)) {
+        const uint8_t byte = take();
+        if (value > (max >> 7)) break;  // the shift would overflow
+        value = (value << 7) | (byte & 0x7f);
+        if ((byte & 0x80) == 0) return value;
+        if (value == max) break;  // the +1 would overflow
+        value += 1;
+    }
+    fail(model::errors::kSizeTooLarge);  // no effect after require's "end of data"
+    return 0;
 }
 
 Bytes Reader::read_bytes(size_t count)
 {
-    require(count);
     Bytes bytes;
+    if (!require(count)) return bytes;
     bytes.reserve(count);
-    for (size_t index = 0; index < count; ++index) bytes.push_back(read_byte());
+    for (size_t index = 0; index < count; ++index) bytes.push_back(take());
     return bytes;
 }
 
 void Reader::skip(size_t count)
 {
-    require(count);
-    position_ += count;
+    if (require(count)) position_ += count;
 }
 
 model::uint256 Reader::read_uint256()
 {
-    require(32);
     model::uint256 hash;
-    for (uint8_t& byte : hash.bytes) byte = read_byte();
+    if (!require(32)) return hash;
+    for (uint8_t& byte : hash.bytes) byte = take();
     return hash;
 }
 
@@ -230,9 +223,9 @@ void Reader::read_chunked(uint64_t length, Bytes& out)
     uint64_t done = 0;
     while (done < length) {
         const size_t chunk = static_cast<size_t>(std::min<uint64_t>(length - done, model::kMaxVectorAllocate));
-        require(chunk);  // checked before growing, so a false length never allocates
+        if (!require(chunk)) return;  // checked before growing, so a false length never allocates
         out.reserve(out.size() + chunk);
-        for (size_t index = 0; index < chunk; ++index) out.push_back(read_byte());
+        for (size_t index = 0; index < chunk; ++index) out.push_back(take());
         done += chunk;
     }
 }
@@ -254,7 +247,10 @@ std::string Reader::read_string()
 std::string Reader::read_limited_string(size_t limit)
 {
     const uint64_t length = read_compactsize(true);
-    if (length > limit) throw ReadError(model::errors::kStringLimit);
+    if (length > limit) {
+        fail(model::errors::kStringLimit);
+        return {};
+    }
     Bytes bytes;
     read_chunked(length, bytes);
     return std::string(bytes.begin(), bytes.end());

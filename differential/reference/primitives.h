@@ -18,7 +18,8 @@ namespace serdiff::reference {
 
 using model::Bytes;
 
-// Thrown by Reader on malformed or short input; what() is exactly one of model::errors.
+// Thrown by the reference FileReader (file_io.h) at the end of a file; what() is exactly one of model::errors.
+// (The memory Reader below records its errors instead: Reader::error().)
 class ReadError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
@@ -90,10 +91,13 @@ public:
     }
 };
 
-// A cursor over `data`. Every read_* throws ReadError with the exact model::errors message (the try_read_*
-// forms return that message instead).
+// A cursor over `data` with a sticky first error. A read that fails records its model::errors message and
+// returns zero (or an empty value); every later read then returns zero without moving, and every loop below
+// stops, so a decoder reads straight through and looks at error() once at the end. No read throws: a rejected
+// input costs no exception (one throw and catch is several µs under ASan, and fuzzing rejects most inputs).
 // A fixed-width read, a CompactSize payload, a skip and each byte-vector chunk either complete or
 // fail without moving the cursor (as Bitcoin Core's streams do); bytes read before them stay consumed.
+// Preconditions of the caller (an integer width outside the allowed set) still throw std::invalid_argument.
 class Reader {
 public:
     explicit Reader(std::span<const uint8_t> data) : data_(data) {}
@@ -104,6 +108,16 @@ public:
     size_t remaining() const { return data_.size() - position_; }
     // True when every byte has been consumed.
     bool at_end() const { return position_ == data_.size(); }
+
+    // True once a read (or fail) has recorded an error.
+    bool failed() const { return error_ != nullptr; }
+    // The first error (one of model::errors), or nullptr.
+    const char* error() const { return error_; }
+    // Records `message` (one of model::errors) unless an earlier error is recorded: the first error wins.
+    void fail(const char* message)
+    {
+        if (error_ == nullptr) error_ = message;
+    }
 
     // One raw byte.
     uint8_t read_byte();
@@ -117,16 +131,6 @@ public:
     uint64_t read_compactsize(bool range_check = true);
     // VarInt into an integer of `kind` ("size too large" on overflow); signed kinds are non-negative.
     uint64_t read_varint(model::IntKind kind);
-
-    // read_compactsize and read_varint with the error returned instead of thrown: the cursor moves exactly
-    // as theirs does (they are these plus the throw). The codec facade decodes a lone CompactSize or VarInt
-    // with these, so a rejected input costs no exception (one throw is several µs under ASan).
-    struct Result {
-        uint64_t value = 0;
-        const char* error = nullptr;  // one of model::errors, or nullptr when the read succeeded
-    };
-    Result try_read_compactsize(bool range_check = true);
-    Result try_read_varint(model::IntKind kind);
     // Exactly `count` raw bytes, no length prefix.
     Bytes read_bytes(size_t count);
     // Consumes `count` bytes without keeping them.
@@ -147,7 +151,7 @@ public:
     {
         const uint64_t count = read_compactsize(true);
         std::vector<Element> elements;
-        while (elements.size() < count) elements.push_back(read_element(*this));
+        while (!failed() && elements.size() < count) elements.push_back(read_element(*this));
         return elements;
     }
     // Exactly `count` elements, no count prefix (fixed-size arrays).
@@ -155,7 +159,7 @@ public:
     std::vector<Element> read_array(size_t count, ReadElement read_element)
     {
         std::vector<Element> elements;
-        for (size_t index = 0; index < count; ++index) elements.push_back(read_element(*this));
+        for (size_t index = 0; index < count && !failed(); ++index) elements.push_back(read_element(*this));
         return elements;
     }
     // First, then second.
@@ -172,7 +176,7 @@ public:
     {
         const uint64_t count = read_compactsize(true);
         std::map<Key, Value> map;
-        for (uint64_t index = 0; index < count; ++index) {
+        for (uint64_t index = 0; index < count && !failed(); ++index) {
             Key key = read_key(*this);
             Value value = read_value(*this);
             map.emplace(std::move(key), std::move(value));  // emplace does not overwrite: first wins
@@ -185,18 +189,22 @@ public:
     {
         const uint64_t count = read_compactsize(true);
         std::set<Key> set;
-        for (uint64_t index = 0; index < count; ++index) set.insert(read_key(*this));
+        for (uint64_t index = 0; index < count && !failed(); ++index) set.insert(read_key(*this));
         return set;
     }
 
 private:
-    // Fails with "end of data" unless `count` more bytes are available.
-    void require(size_t count) const;
+    // True when no error is recorded and `count` more bytes are available; else records "end of data"
+    // (unless an error is already recorded) and returns false.
+    bool require(size_t count);
+    // The next byte, unchecked: only after require() covered it.
+    uint8_t take() { return data_[position_++]; }
     // Reads `length` bytes chunk by chunk, growing `out` only by a chunk whose bytes are present.
     void read_chunked(uint64_t length, Bytes& out);
 
     std::span<const uint8_t> data_;
     size_t position_ = 0;
+    const char* error_ = nullptr;
 };
 
 }  // namespace serdiff::reference

@@ -10,31 +10,15 @@ namespace serdiff::reference {
 
 namespace {
 
-// Runs a stream read over the whole input and packs the outcome; the first ReadError is the result.
+// Runs a stream read over the whole input and packs the outcome: the reader's first error, or the value and
+// the bytes it consumed.
 template <typename Value, typename ReadValue>
 Decoded<Value> decode_with(std::span<const uint8_t> data, ReadValue read_value)
 {
-    Decoded<Value> result;
     Reader reader(data);
-    try {
-        result.value = read_value(reader);
-    } catch (const ReadError& error) {
-        result.error = error.what();
-        return result;
-    }
-    result.ok = true;
-    result.consumed = reader.position();
-    return result;
-}
-
-// A lone CompactSize or VarInt: the non-throwing read, packed like decode_with's result.
-template <typename TryRead>
-Decoded<uint64_t> decode_lone_integer(std::span<const uint8_t> data, TryRead try_read)
-{
-    Reader reader(data);
-    const Reader::Result read = try_read(reader);
-    if (read.error != nullptr) return {.ok = false, .error = read.error, .consumed = 0, .value = 0};
-    return {.ok = true, .error = {}, .consumed = reader.position(), .value = read.value};
+    Value value = read_value(reader);
+    if (reader.failed()) return {.ok = false, .error = reader.error(), .consumed = 0, .value = {}};
+    return {.ok = true, .error = {}, .consumed = reader.position(), .value = std::move(value)};
 }
 
 // ---- Transaction parts ----
@@ -82,7 +66,7 @@ model::WitnessStack read_witness_stack(Reader& reader)
 {
     model::WitnessStack witness;
     const uint64_t count = reader.read_compactsize(true);
-    for (uint64_t i = 0; i < count; ++i) witness.push_back(reader.read_byte_vector());
+    for (uint64_t i = 0; i < count && !reader.failed(); ++i) witness.push_back(reader.read_byte_vector());
     return witness;
 }
 
@@ -213,6 +197,7 @@ Bytes read_compressed_script(Reader& reader)
     const uint64_t tag = reader.read_varint(model::IntKind::U32);
     if (tag < kSpecialScriptCount) {
         const Bytes payload = reader.read_bytes(tag < 2 ? 20 : 32);
+        if (reader.failed()) return {};
         Bytes script;
         if (tag == 0) {
             script = {kOpDup, kOpHash160, 20};
@@ -284,9 +269,9 @@ model::Transaction read_transaction(Reader& reader, bool allow_witness)
     if ((flags & 1) != 0 && allow_witness) {
         flags ^= 1;
         for (model::TxIn& input : tx.inputs) input.witness = read_witness_stack(reader);
-        if (!tx.has_witness()) throw ReadError(model::errors::kSuperfluousWitness);
+        if (!tx.has_witness()) reader.fail(model::errors::kSuperfluousWitness);
     }
-    if (flags != 0) throw ReadError(model::errors::kUnknownOptionalData);
+    if (flags != 0) reader.fail(model::errors::kUnknownOptionalData);
     tx.lock_time = static_cast<uint32_t>(reader.read_uint(4));
     return tx;
 }
@@ -365,7 +350,7 @@ Bytes encode_compactsize(uint64_t value)
 
 Decoded<uint64_t> decode_compactsize(std::span<const uint8_t> data, bool range_check)
 {
-    return decode_lone_integer(data, [range_check](Reader& reader) { return reader.try_read_compactsize(range_check); });
+    return decode_with<uint64_t>(data, [range_check](Reader& reader) { return reader.read_compactsize(range_check); });
 }
 
 Bytes encode_varint(uint64_t value, model::IntKind kind)
@@ -378,7 +363,7 @@ Bytes encode_varint(uint64_t value, model::IntKind kind)
 
 Decoded<uint64_t> decode_varint(std::span<const uint8_t> data, model::IntKind kind)
 {
-    return decode_lone_integer(data, [kind](Reader& reader) { return reader.try_read_varint(kind); });
+    return decode_with<uint64_t>(data, [kind](Reader& reader) { return reader.read_varint(kind); });
 }
 
 Bytes encode_transaction(const model::Transaction& tx, bool allow_witness)

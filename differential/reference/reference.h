@@ -35,7 +35,8 @@ SERDIFF_OBJECT_TYPES(SERDIFF_DECLARE_REFERENCE_CODEC)
 // This side's codecs as one table (model/codec_table.h).
 const model::CodecTable& codec_table();
 
-// Stream-level forms of the codec above (for file records and stream programs); reads throw ReadError.
+// Stream-level forms of the codec above (for file records and stream programs); a failed read is recorded in
+// the Reader (Reader::error(): the first error wins) and the value returned is then meaningless.
 void write_transaction(Writer& writer, const model::Transaction& tx, bool allow_witness);
 model::Transaction read_transaction(Reader& reader, bool allow_witness);
 #define SERDIFF_DECLARE_REFERENCE_STREAM(name, Type, stem) \

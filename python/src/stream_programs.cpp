@@ -287,10 +287,7 @@ nb::object reference_read(reference::Reader& reader, const Step& step)
     case Operation::Bool: return nb::bool_(reader.read_bool());
     case Operation::CompactSize: return nb::int_(reader.read_compactsize(step.flag));
     case Operation::VarInt: return nb::int_(reader.read_varint(step.kind));
-    case Operation::Bytes:
-        if (step.number > reader.remaining() && step.number > kMaxReadDestination)
-            throw reference::ReadError(serdiff::model::errors::kEndOfData);
-        return to_python(reader.read_bytes(step.number));
+    case Operation::Bytes: return to_python(reader.read_bytes(step.number));  // checked before it allocates
     case Operation::ByteVector: return to_python(reader.read_byte_vector());
     case Operation::Skip:
         reader.skip(step.number);
@@ -359,10 +356,13 @@ void bind_stream_programs(nb::module_ optimized_module, nb::module_ reference_mo
         reference::Reader reader(std::span<const uint8_t>(static_cast<const uint8_t*>(data.data()), data.size()));
         nb::list values;
         std::string error;
-        try {
-            for (const Step& step : steps) values.append(reference_read(reader, step));
-        } catch (const reference::ReadError& failure) {
-            error = failure.what();
+        for (const Step& step : steps) {
+            nb::object value = reference_read(reader, step);
+            if (reader.failed()) {
+                error = reader.error();
+                break;
+            }
+            values.append(value);
         }
         return nb::make_tuple(values, error, reader.position());
     });
