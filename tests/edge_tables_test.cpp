@@ -4,9 +4,11 @@
 
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <string>
 
 #include "differential/reference/primitives.h"
+#include "differential/reference/reference.h"
 #include "serialize/serialize.h"
 #include "serialize/streams.h"
 #include "tests/test_util.h"
@@ -197,6 +199,67 @@ TEST(VarInt, TruncatedIsEndOfData)
 }
 
 // ---------------------------------------------------------------------------------------------------
+// ---------------------------------------------------------------------------------------------------
+// The reference Reader's sticky first error (differential/reference/primitives.h): no read throws, the first
+// error stays, a read after it returns zero without moving, and every loop over a claimed count stops on it.
+
+TEST(ReferenceReader, FirstErrorStaysAndLaterReadsDoNotMove)
+{
+    const Bytes input = hex("fd fc00 07 08");  // a non-canonical CompactSize, then two bytes
+    reference::Reader reader(input);
+    EXPECT_EQ(reader.read_compactsize(), 0u);
+    ASSERT_TRUE(reader.failed());
+    EXPECT_STREQ(reader.error(), errors::kNonCanonical);
+    EXPECT_EQ(reader.position(), 3u);
+    EXPECT_EQ(reader.read_byte(), 0u) << "a read after the error returned a byte";
+    EXPECT_EQ(reader.read_uint(1), 0u);
+    reader.skip(1);
+    EXPECT_EQ(reader.position(), 3u) << "a read after the error moved the cursor";
+    reader.fail(errors::kEndOfData);
+    EXPECT_STREQ(reader.error(), errors::kNonCanonical) << "a later error replaced the first";
+}
+
+TEST(ReferenceReader, EveryLoopOverAClaimedCountStopsAtTheFirstError)
+{
+    // MAX_SIZE claimed (fe00000002), then two u32 elements: the third element's read is the first failure.
+    const Bytes input = hex("fe00000002 01000000 02000000");
+    auto read_u32 = [](reference::Reader& in) { return static_cast<uint32_t>(in.read_uint(4)); };
+    {
+        reference::Reader reader(input);
+        const std::vector<uint32_t> values = reader.read_vector<uint32_t>(read_u32);
+        EXPECT_STREQ(reader.error(), errors::kEndOfData);
+        EXPECT_LE(values.size(), 3u) << "read_vector kept reading after the error";
+    }
+    {
+        reference::Reader reader(input);
+        const std::set<uint32_t> keys = reader.read_set<uint32_t>(read_u32);
+        EXPECT_STREQ(reader.error(), errors::kEndOfData);
+        EXPECT_LE(keys.size(), 3u);
+        EXPECT_EQ(reader.position(), input.size());
+    }
+    {
+        reference::Reader reader(input);
+        const auto map = reader.read_map<uint32_t, uint8_t>(read_u32, [](reference::Reader& in) { return in.read_byte(); });
+        EXPECT_STREQ(reader.error(), errors::kEndOfData);
+        EXPECT_LE(map.size(), 3u);
+    }
+    {
+        reference::Reader reader(std::span<const uint8_t>(input).subspan(5));
+        size_t calls = 0;
+        const std::vector<uint32_t> values = reader.read_array<uint32_t>(model::kMaxSize, [&](reference::Reader& in) {
+            ++calls;
+            return read_u32(in);
+        });
+        EXPECT_STREQ(reader.error(), errors::kEndOfData);
+        EXPECT_EQ(calls, 3u) << "read_array called its element reader after the error";
+    }
+    // A witness stack claiming MAX_SIZE items with one present: the transaction fails as end of data.
+    const Bytes witness_tx = hex("02000000 0001 01" + std::string(64, '0') + "00000000 00 ffffffff 00 fe00000002 0101");
+    const auto decoded = reference::decode_transaction(witness_tx, true);
+    EXPECT_FALSE(decoded.ok);
+    EXPECT_EQ(decoded.error, errors::kEndOfData);
+}
+
 // bool: the facades have no bool entry point, so each side's own stream layer is used.
 
 TEST(Bool, AnyNonZeroByteReadsTrueAndWritesAsOne)
