@@ -138,7 +138,8 @@ class Run:
         self.status = "waiting"
         self.from_seeds = False      # the crash came while the engine replayed its seeds
         self.peak_rss_mb = 0
-        self.samples = []            # (elapsed s, execs, exec/s, rss MB) at each progress poll, for the summary
+        self.edges = self.features = None  # libFuzzer's cov/ft, for the samples
+        self.samples = []            # (elapsed s, execs, exec/s, rss MB, edges, ft) at each progress poll
 
     def environment(self):
         return {**sanitizer_environment(), "FUZZ": self.target}
@@ -228,6 +229,7 @@ class Run:
             if status:
                 execs, cov, features, _, rate = status[-1]
                 self.execs, self.coverage = int(execs), f"{cov} edges / {features} ft"
+                self.edges, self.features = int(cov), int(features)
                 if rate:
                     self.exec_rate = int(rate)
             final = re.search(r"stat::average_exec_per_sec:\s+(\d+)", text)
@@ -294,7 +296,7 @@ def execute(runs, jobs):
                         continue
                     elapsed = time.time() - r.started
                     rate = r.exec_rate or int(r.execs / max(elapsed, 1))  # before the engine reports one
-                    r.samples.append((round(elapsed), r.execs, rate, r.peak_rss_mb))
+                    r.samples.append((round(elapsed), r.execs, rate, r.peak_rss_mb, r.edges, r.features))
                     name = f"{r.target}/{r.engine}" if several_engines else r.target
                     log(f"  [{elapsed:5.0f}s/{r.seconds}s] {name:<14} {r.execs:>10} execs "
                         f"{rate:>7}/s  {r.coverage}")
@@ -333,8 +335,9 @@ def write_summary(runs, findings, path):
                          "corpus_before": r.corpus_before, "corpus_after": r.corpus_after,
                          "peak_rss_mb": r.peak_rss_mb, "crashes": r.new_crashes, "from_seeds": r.from_seeds,
                          "engine_failed": r.engine_failed, "log": str(r.log_path.relative_to(ROOT)),
-                         "samples": [{"elapsed_s": e, "execs": x, "exec_per_s": rate, "rss_mb": rss}
-                                     for e, x, rate, rss in r.samples]} for r in runs],
+                         "samples": [{"elapsed_s": e, "execs": x, "exec_per_s": rate, "rss_mb": rss, "edges": edges,
+                                      "features": features}
+                                     for e, x, rate, rss, edges, features in r.samples]} for r in runs],
                "findings": triage.findings_json(findings)}
     path.write_text(json.dumps(summary, indent=1) + "\n")
 

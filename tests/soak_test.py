@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""ctest fuzz_soak_report: tools/fuzz/soak.py's interval rates, its points and its two flags (a rate that
+collapsed, a peak RSS still rising late), on synthetic summaries shaped like make fuzz's summary.json."""
+import sys
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "fuzz"))
+import soak  # noqa: E402
+
+
+def run(rates, rss=lambda t: 400, seconds=3600, step=10):
+    """A run sampled every `step` s whose exec/s is rates(t) and peak RSS rss(t)."""
+    samples, execs = [], 0
+    for t in range(step, seconds + 1, step):
+        execs += rates(t) * step
+        samples.append({"elapsed_s": t, "execs": execs, "exec_per_s": 0, "rss_mb": rss(t), "edges": 100,
+                        "features": t})
+    return {"target": "t", "engine": "libfuzzer", "seconds": seconds, "execs": execs, "peak_rss_mb": rss(seconds),
+            "corpus_before": 1, "corpus_after": 2, "crashes": [], "samples": samples}
+
+
+class SoakReport(unittest.TestCase):
+    def test_interval_rates_not_averages(self):
+        # 1,000/s for ten minutes, then 100/s: the 10-30 min interval shows 100, not an average.
+        table = soak.rows(run(lambda t: 1000 if t <= 600 else 100))
+        self.assertEqual([row[0] for row in table], [60, 600, 1800, 3600])
+        self.assertEqual([row[2] for row in table], [1000, 1000, 100, 100])
+        self.assertEqual(table[1][3], "100/600")
+
+    def test_a_collapsed_rate_is_flagged_and_a_steady_one_is_not(self):
+        slow = run(lambda t: 1000 if t <= 600 else 100)
+        self.assertTrue(any("exec/s fell" in f for f in soak.flags(slow, soak.rows(slow))))
+        steady = run(lambda t: 1000)
+        self.assertEqual(soak.flags(steady, soak.rows(steady)), [])
+
+    def test_peak_rss_rising_late_is_flagged(self):
+        growing = run(lambda t: 1000, rss=lambda t: 400 + t // 20)
+        self.assertTrue(any("peak RSS" in f for f in soak.flags(growing, soak.rows(growing))))
+        early = run(lambda t: 1000, rss=lambda t: min(400 + t, 800))  # grows in the first minutes, then flat
+        self.assertEqual(soak.flags(early, soak.rows(early)), [])
+
+    def test_a_short_run_ends_at_its_last_sample(self):
+        table = soak.rows(run(lambda t: 50, seconds=300))
+        self.assertEqual([row[0] for row in table], [60, 300])
+        self.assertIn("| 5 | 15,000 | 50 | 100/300 | 400 |", soak.render({"runs": [run(lambda t: 50, seconds=300)]}))
+
+
+if __name__ == "__main__":
+    unittest.main()
