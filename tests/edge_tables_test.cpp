@@ -199,7 +199,6 @@ TEST(VarInt, TruncatedIsEndOfData)
 }
 
 // ---------------------------------------------------------------------------------------------------
-// ---------------------------------------------------------------------------------------------------
 // The reference Reader's sticky first error (differential/reference/primitives.h): no read throws, the first
 // error stays, a read after it returns zero without moving, and every loop over a claimed count stops on it.
 
@@ -221,40 +220,37 @@ TEST(ReferenceReader, FirstErrorStaysAndLaterReadsDoNotMove)
 
 TEST(ReferenceReader, EveryLoopOverAClaimedCountStopsAtTheFirstError)
 {
-    // MAX_SIZE claimed (fe00000002), then two u32 elements: the third element's read is the first failure.
+    // MAX_SIZE claimed (fe00000002), then two u32 elements: the third element's read is the first failure,
+    // and no element reader may run after it (each loop counts its calls).
     const Bytes input = hex("fe00000002 01000000 02000000");
-    auto read_u32 = [](reference::Reader& in) { return static_cast<uint32_t>(in.read_uint(4)); };
-    {
-        reference::Reader reader(input);
-        const std::vector<uint32_t> values = reader.read_vector<uint32_t>(read_u32);
-        EXPECT_STREQ(reader.error(), errors::kEndOfData);
-        EXPECT_LE(values.size(), 3u) << "read_vector kept reading after the error";
-    }
-    {
-        reference::Reader reader(input);
-        const std::set<uint32_t> keys = reader.read_set<uint32_t>(read_u32);
-        EXPECT_STREQ(reader.error(), errors::kEndOfData);
-        EXPECT_LE(keys.size(), 3u);
-        EXPECT_EQ(reader.position(), input.size());
-    }
-    {
-        reference::Reader reader(input);
-        const auto map = reader.read_map<uint32_t, uint8_t>(read_u32, [](reference::Reader& in) { return in.read_byte(); });
-        EXPECT_STREQ(reader.error(), errors::kEndOfData);
-        EXPECT_LE(map.size(), 3u);
-    }
-    {
-        reference::Reader reader(std::span<const uint8_t>(input).subspan(5));
-        size_t calls = 0;
-        const std::vector<uint32_t> values = reader.read_array<uint32_t>(model::kMaxSize, [&](reference::Reader& in) {
-            ++calls;
-            return read_u32(in);
-        });
-        EXPECT_STREQ(reader.error(), errors::kEndOfData);
-        EXPECT_EQ(calls, 3u) << "read_array called its element reader after the error";
-    }
-    // A witness stack claiming MAX_SIZE items with one present: the transaction fails as end of data.
+    size_t calls = 0;
+    auto read_u32 = [&calls](reference::Reader& in) {
+        ++calls;
+        return static_cast<uint32_t>(in.read_uint(4));
+    };
+    auto read_u8 = [](reference::Reader& in) { return in.read_byte(); };
+    const auto loop_stops = [&](auto read_loop, std::span<const uint8_t> data, const char* loop) {
+        calls = 0;
+        reference::Reader reader(data);
+        read_loop(reader);
+        EXPECT_STREQ(reader.error(), errors::kEndOfData) << loop;
+        EXPECT_EQ(calls, 3u) << loop << " called its element reader after the error";
+    };
+    loop_stops([&](reference::Reader& r) { r.read_vector<uint32_t>(read_u32); }, input, "read_vector");
+    loop_stops([&](reference::Reader& r) { r.read_set<uint32_t>(read_u32); }, input, "read_set");
+    loop_stops([&](reference::Reader& r) { r.read_map<uint32_t, uint8_t>(read_u32, read_u8); },
+               hex("fe00000002 01000000 07 02000000 08"), "read_map");
+    loop_stops([&](reference::Reader& r) { r.read_array<uint32_t>(model::kMaxSize, read_u32); },
+               std::span<const uint8_t>(input).subspan(5), "read_array");
+
+    // A witness stack claiming MAX_SIZE items with one present: end of data, and the stack holds at most
+    // the item read and the one that failed.
     const Bytes witness_tx = hex("02000000 0001 01" + std::string(64, '0') + "00000000 00 ffffffff 00 fe00000002 0101");
+    reference::Reader reader(witness_tx);
+    const model::Transaction tx = reference::read_transaction(reader, true);
+    EXPECT_STREQ(reader.error(), errors::kEndOfData);
+    ASSERT_EQ(tx.inputs.size(), 1u);
+    EXPECT_LE(tx.inputs[0].witness.size(), 2u) << "the witness stack kept reading after the error";
     const auto decoded = reference::decode_transaction(witness_tx, true);
     EXPECT_FALSE(decoded.ok);
     EXPECT_EQ(decoded.error, errors::kEndOfData);

@@ -40,6 +40,28 @@ class SoakReport(unittest.TestCase):
         early = run(lambda t: 1000, rss=lambda t: min(400 + t, 800))  # grows in the first minutes, then flat
         self.assertEqual(soak.flags(early, soak.rows(early)), [])
 
+    def test_a_collapse_in_the_middle_is_flagged(self):
+        dip = run(lambda t: 100 if 600 < t <= 1800 else 1000)
+        self.assertTrue(any("minute 30" in f for f in soak.flags(dip, soak.rows(dip))))
+
+    def test_a_sample_just_after_the_end_adds_no_row_and_no_flag(self):
+        steady = run(lambda t: 1000)
+        steady["samples"].append(dict(steady["samples"][-1], elapsed_s=3610, execs=steady["execs"] + 500))
+        table = soak.rows(steady)
+        self.assertEqual([row[0] for row in table], [60, 600, 1800, 3600])
+        self.assertEqual(soak.flags(steady, table), [])
+
+    def test_libfuzzer_lines_repeated_by_later_polls_keep_their_own_time(self):
+        # 1,000/s throughout, but libFuzzer printed nothing between 600 s and 1200 s: the polls in between
+        # repeat the 600-s line. Its time is execs / exec/s (600 s), so the interval rates stay 1,000.
+        samples = []
+        for t in range(10, 1801, 10):
+            shown = t if not 600 < t < 1200 else 600
+            samples.append({"elapsed_s": t, "execs": shown * 1000, "exec_per_s": 1000, "rss_mb": 400})
+        stale = {"target": "t", "engine": "libfuzzer", "seconds": 1800, "execs": 1800000, "peak_rss_mb": 400,
+                 "corpus_before": 1, "corpus_after": 1, "crashes": [], "samples": samples}
+        self.assertEqual([row[2] for row in soak.rows(stale)], [1000, 1000, 1000])
+
     def test_a_short_run_ends_at_its_last_sample(self):
         table = soak.rows(run(lambda t: 50, seconds=300))
         self.assertEqual([row[0] for row in table], [60, 300])

@@ -23,7 +23,7 @@ using NetworkMagic = std::array<std::byte, 4>;
 void obfuscate(std::span<std::byte> data, uint64_t file_offset, const ObfuscationKey& key);
 
 // An I/O failure (write, flush, close, read error, seek) or use after a failed write. Reading past the
-// end of the file is ReadError("end of data"), as for the reference's memory streams.
+// end of the file throws ReadError("end of data") (the memory Reader records that error instead).
 struct FileError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };

@@ -375,44 +375,41 @@ def report(runs, minimize_seconds=triage.DEFAULT_MINIMIZE_SECONDS):
 def merge(arguments):
     """Adds the fuzz-out/corpus/<target>/ inputs that bring new coverage to corpora/<target>/, except those that
     hold a piece of ../shared/data (tools/fuzz/provenance.py): an input grown from a real-data seed is never
-    committed."""
+    committed. They are set aside before libFuzzer merges, so a clean input with the same coverage still can be."""
     bin_dir = build("libfuzzer", arguments.jobs)
     binary = bin_dir / "serdiff_fuzz_libfuzzer"
     targets = list_targets(binary, arguments.targets)
     index = provenance.Index(SHARED_DATA) if (SHARED_DATA / "blocks").is_dir() else None
     if index is None:
-        log(f"merge: {SHARED_DATA} absent: inputs cannot be checked for pieces of it; none were seeded from it "
-            f"unless an earlier run had it")
+        log(f"merge: {SHARED_DATA} absent: inputs cannot be checked for pieces of it (a run without it seeds "
+            f"nothing from it; a corpus from a run that had it may hold some)")
     for options in targets:
         target = options["name"]
         committed, found = ROOT / "corpora" / target, OUT / "corpus" / target
         if not found.is_dir() or not any(found.iterdir()):
             log(f"merge: {target}: no new inputs in {found.relative_to(ROOT)}")
             continue
+        committed.mkdir(parents=True, exist_ok=True)
         before = count_files(committed)
-        # libFuzzer merges into a staging copy of the committed corpus; only its new files are candidates.
-        staging = OUT / "merge" / target
-        shutil.rmtree(staging, ignore_errors=True)
-        shutil.copytree(committed, staging)
+        clean = OUT / "merge" / target
+        shutil.rmtree(clean, ignore_errors=True)
+        clean.mkdir(parents=True)
+        refused = 0
+        for candidate in sorted(p for p in found.iterdir() if p.is_file()):
+            if index is not None and index.find(candidate.read_bytes()) is not None:
+                refused += 1
+            else:
+                shutil.copyfile(candidate, clean / candidate.name)
         result = subprocess.run([str(binary), "-merge=1", f"-rss_limit_mb={RSS_LIMIT_MB}",
-                                 f"-max_len={options['max_len']}", str(staging), str(found)],
+                                 f"-max_len={options['max_len']}", str(committed), str(clean)],
                                 env={**os.environ, "FUZZ": target}, capture_output=True, text=True)
+        shutil.rmtree(clean, ignore_errors=True)
         if result.returncode != 0:
             log(result.stderr[-3000:])
             sys.exit(f"merge: {target}: libFuzzer -merge failed (status {result.returncode})")
-        added = refused = 0
-        for candidate in sorted(staging.iterdir()):
-            if (committed / candidate.name).exists():
-                continue
-            if index is not None and index.find(candidate.read_bytes()) is not None:
-                refused += 1
-                continue
-            shutil.copyfile(candidate, committed / candidate.name)
-            added += 1
-        shutil.rmtree(staging, ignore_errors=True)
         log(f"merge: {target}: corpora/{target} {before} → {count_files(committed)} inputs "
-            f"(from {count_files(found)} found; {added} with new coverage added"
-            + (f", {refused} refused: they hold pieces of {SHARED_DATA}" if refused else "") + ")")
+            f"(from {count_files(found)} found" +
+            (f"; {refused} refused before merging: they hold pieces of {SHARED_DATA}" if refused else "") + ")")
     return 0
 
 

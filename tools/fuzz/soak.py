@@ -4,8 +4,8 @@
 For each target × engine run: at 1, 10, 30 and 60 minutes (and at the run's end) the executions so far, the
 exec/s over the interval since the previous point (not libFuzzer's average since the start, which hides a
 slowdown), edges and features (when the run recorded them), RSS; then peak RSS, corpus growth and crashes.
-A run whose interval rate fell below a quarter of its first interval's, or whose peak RSS still rose by 64 MB
-or more in its second half, is flagged: those are what a soak is for. (RSS in the samples is the peak so far.)
+A run with an interval rate below a quarter of its first minute's, or whose peak RSS still rose by 64 MB or
+more in its second half, is flagged: those are what a soak is for. (RSS in the samples is the peak so far.)
 
   tools/fuzz/soak.py fuzz-out/summary.json [more summary JSON files ...]
 """
@@ -15,34 +15,50 @@ import sys
 POINTS_S = (60, 600, 1800, 3600)
 
 
-def at(samples, seconds):
-    """The last sample taken at or before `seconds`."""
-    earlier = [s for s in samples if s["elapsed_s"] <= seconds]
-    return earlier[-1] if earlier else None
+def timeline(run):
+    """(seconds, sample) for each distinct reading of the run. libFuzzer prints a status line only on new
+    coverage and at powers of two executions, so a sample can repeat a line for minutes: its time is then the
+    line's own (its executions over its exec/s, which libFuzzer averages since the start), not the poll's."""
+    points = []
+    for sample in run.get("samples") or []:
+        if points and sample["execs"] == points[-1][1]["execs"]:
+            continue
+        seconds = sample["elapsed_s"]
+        if run.get("engine") == "libfuzzer" and sample.get("exec_per_s"):
+            seconds = min(seconds, sample["execs"] / sample["exec_per_s"])
+        points.append((seconds, sample))
+    return points
 
 
 def rows(run):
-    samples = run.get("samples") or []
-    if not samples:
+    """(minute point s, execs, exec/s over the interval since the previous point, edges/ft, RSS MB) at each of
+    POINTS_S the run reached and at its end; an end within a minute of the previous point is left out."""
+    points = timeline(run)
+    if not points:
         return []
-    points = [p for p in POINTS_S if p < samples[-1]["elapsed_s"]] + [samples[-1]["elapsed_s"]]
-    out, previous = [], {"elapsed_s": 0, "execs": 0}
-    for point in points:
-        sample = at(samples, point)
-        if sample is None or sample["elapsed_s"] == previous["elapsed_s"]:
+    end = points[-1][0]
+    wanted = [p for p in POINTS_S if p < end]
+    if not wanted or end - wanted[-1] >= 60:
+        wanted.append(end)
+    out, previous = [], (0, 0)
+    for point in wanted:
+        earlier = [(seconds, sample) for seconds, sample in points if seconds <= point]
+        if not earlier or earlier[-1][0] <= previous[0]:
             continue
-        rate = (sample["execs"] - previous["execs"]) / (sample["elapsed_s"] - previous["elapsed_s"])
-        coverage = (f"{sample['edges']}/{sample['features']}" if sample.get("edges") is not None
-                    else "-")
-        out.append((sample["elapsed_s"], sample["execs"], round(rate), coverage, sample["rss_mb"]))
-        previous = sample
+        seconds, sample = earlier[-1]
+        rate = (sample["execs"] - previous[1]) / (seconds - previous[0])
+        coverage = f"{sample['edges']}/{sample['features']}" if sample.get("edges") is not None else "-"
+        out.append((point, sample["execs"], round(rate), coverage, sample["rss_mb"]))
+        previous = (seconds, sample["execs"])
     return out
 
 
 def flags(run, table):
     found = []
-    if len(table) >= 2 and table[0][2] > 0 and table[-1][2] < table[0][2] / 4:
-        found.append(f"exec/s fell from {table[0][2]:,} to {table[-1][2]:,} per second")
+    slowest = min(table[1:], key=lambda row: row[2]) if len(table) >= 2 else None
+    if slowest and table[0][2] > 0 and slowest[2] < table[0][2] / 4:
+        found.append(f"exec/s fell from {table[0][2]:,} in the first minute to {slowest[2]:,} in the interval "
+                     f"ending at minute {slowest[0] / 60:.0f}")
     samples = run.get("samples") or []
     half = [s["rss_mb"] for s in samples[len(samples) // 2:]]
     if len(half) >= 2 and half[-1] - half[0] >= 64:
@@ -59,6 +75,9 @@ def render(summary):
         lines.append(f"{run['target']} ({run['engine']}, {run['seconds']} s): {run['execs']:,} execs, "
                      f"peak RSS {run['peak_rss_mb']} MB, corpus {run['corpus_before']} → {run['corpus_after']}, "
                      f"{len(run['crashes'])} crash file(s)" + (", ENGINE FAILED" if run.get("engine_failed") else ""))
+        if not table:
+            lines += ["(no progress samples: the run was shorter than one 10-s poll)", ""]
+            continue
         lines.append("| minute | execs | exec/s in the interval | edges/ft | RSS MB |")
         lines.append("|---:|---:|---:|---|---:|")
         for elapsed, execs, rate, coverage, rss in table:
