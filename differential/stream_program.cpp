@@ -453,7 +453,10 @@ Trace trace_optimized(S& s, const StreamProgram& program, Position position, Fai
     try {
         for (; i < program.steps.size(); ++i) {
             before = position();
-            trace.push_back(trace_entry(i, program.steps[i], read_optimized(s, program.steps[i]), position()));
+            // The read first, then the position after it: two statements, since the order in which a call's
+            // arguments are evaluated is unspecified (gcc evaluated position() first, before the read).
+            const std::string value = read_optimized(s, program.steps[i]);
+            trace.push_back(trace_entry(i, program.steps[i], value, position()));
         }
     } catch (const optimized::SerializeError& error) {
         trace.push_back(std::string("error: ") + error.what());
