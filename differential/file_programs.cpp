@@ -36,16 +36,6 @@ Key read_key(ProgramInput& in)
     return key;
 }
 
-// A length around the buffer size (byte t < 8 picks an edge of it), around the 4096-byte chunks in which
-// AutoFile obfuscates a write and skips an ignore() (t ≥ 0xf8 picks one of 8), else t − 8 (0..239).
-size_t buffer_relative_length(ProgramInput& in, size_t buffer)
-{
-    const size_t edges[] = {0, 1, buffer - 1, buffer, buffer + 1, 2 * buffer, 2 * buffer + 1, 3 * buffer + 3};
-    const uint8_t selector = in.byte();
-    if (selector < 8) return edges[selector];
-    if (selector >= kFirstLargeLengthByte) return kLargeLengths[selector - kFirstLargeLengthByte];
-    return selector - 8u;
-}
 
 // The buffer byte of buffered_writer/buffered_reader: 1 + b % 32, or for b ≥ 0xf0 a request for a 0-byte buffer,
 // which the BufferedWriter/BufferedReader must treat as 1. Returns {what is asked for, what acts}.
@@ -243,7 +233,7 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
         WriteStep step{static_cast<WriteStep::Kind>(in.byte() % WriteStep::Count), {}, 0};
         switch (step.kind) {
         case WriteStep::Byte: step.bytes = {in.byte()}; break;
-        case WriteStep::Span: step.bytes = in.payload(buffer_relative_length(in, buffer)); break;
+        case WriteStep::Span: step.bytes = in.payload(buffer_relative_length(in.byte(), buffer)); break;
         case WriteStep::Flush: case WriteStep::Close: case WriteStep::Count: break;
         case WriteStep::CompactSize:
             step.number = in.number();
@@ -405,7 +395,7 @@ void check_buffered_reader_program(std::span<const uint8_t> input)
     std::vector<ReadStep> steps;
     while (!in.exhausted() && steps.size() < kMaxFileOperations) {
         ReadStep step{static_cast<ReadStep::Kind>(in.byte() % ReadStep::Count), 0};
-        if (step.kind == ReadStep::Span || step.kind == ReadStep::Ignore) step.size = buffer_relative_length(in, buffer);
+        if (step.kind == ReadStep::Span || step.kind == ReadStep::Ignore) step.size = buffer_relative_length(in.byte(), buffer);
         steps.push_back(step);
     }
 

@@ -23,6 +23,17 @@ inline constexpr size_t kMaxRecordGeneratedBytes = 16 * 1024;  // script/witness
 inline constexpr uint8_t kFirstLargeLengthByte = 0xf8;
 inline constexpr size_t kLargeLengths[8] = {4095, 4096, 4097, 8191, 8192, 8193, 12289, 20000};
 
+// The length a span/ignore length byte t selects with a buffer of `buffer` (≥ 1) bytes (the rule above).
+constexpr size_t buffer_relative_length(uint8_t t, size_t buffer)
+{
+    if (t < 8) {
+        const size_t edges[8] = {0, 1, buffer - 1, buffer, buffer + 1, 2 * buffer, 2 * buffer + 1, 3 * buffer + 3};
+        return edges[t];
+    }
+    if (t >= kFirstLargeLengthByte) return kLargeLengths[t - kFirstLargeLengthByte];
+    return t - 8u;
+}
+
 // Writes bytes, single bytes, CompactSizes and u32s, with flushes, through BufferedWriter, AutoFile and the
 // reference FileWriter; compares every position and the files after close() or after the destructors.
 void check_buffered_writer_program(std::span<const uint8_t> input);

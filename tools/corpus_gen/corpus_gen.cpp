@@ -270,6 +270,7 @@ void generate_size_computer()
 // Program seeds (primitive_stream, obfuscation, buffered_writer, buffered_reader, block_store), written in
 // the grammar of differential/program_input.h; each parser's byte layout is in docs/fuzzing.md.
 
+using serdiff::differential::buffer_relative_length;
 using serdiff::differential::kFirstLargeLengthByte;
 using serdiff::differential::kLargeLengths;
 using serdiff::differential::ProgramWriter;
@@ -564,9 +565,8 @@ void generate_buffered_streams()
             ProgramWriter w;
             w.byte(buffer).byte(static_cast<uint8_t>(3 + buffer)).raw({9, 0, 0xff, 0x80, 1, 2, 3, 4}).byte(close_flag);
             const size_t size = buffer + 1u;
-            const size_t edges[] = {0, 1, size - 1, size, size + 1, 2 * size, 2 * size + 1, 3 * size + 3};
             for (uint8_t selector = 0; selector < 8; ++selector) {
-                w.byte(1).byte(selector).payload(edges[selector], selector);
+                w.byte(1).byte(selector).payload(buffer_relative_length(selector, size), selector);
                 w.byte(0).byte(0x5a);
                 if (selector % 3 == 2) w.byte(2);
             }
@@ -601,9 +601,8 @@ void generate_buffered_streams()
             w.byte(buffer).byte(5).raw({9, 0, 0xff, 0x80, 1, 2, 3, 4}).byte(fault.flags).number(fault.offset);
             w.byte(fault.error_number);
             const size_t size = buffer + 1u;
-            const size_t edges[] = {0, 1, size - 1, size, size + 1, 2 * size, 2 * size + 1, 3 * size + 3};
             for (uint8_t selector = 0; selector < 8; ++selector) {
-                w.byte(1).byte(selector).payload(edges[selector], selector);
+                w.byte(1).byte(selector).payload(buffer_relative_length(selector, size), selector);
                 w.byte(0).byte(static_cast<uint8_t>(0xa0 + selector));
                 if (selector % 2) w.byte(2);
             }
