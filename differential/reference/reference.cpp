@@ -125,41 +125,37 @@ constexpr uint64_t kSpecialScriptCount = 6;
 
 // ---- Amount and script compression ----
 
+// Written from docs/format.md as a split into (mantissa, e) with amount = mantissa · 10^e, not in the optimized
+// side's loop-and-fold shape, so a slip made in one cannot hide in both. Products wrap on u64 as Core's do.
+namespace {
+
+// 10^e for e in 0..9.
+constexpr uint64_t kPowersOfTen[10] = {1, 10, 100, 1'000, 10'000, 100'000, 1'000'000, 10'000'000,
+                                       100'000'000, 1'000'000'000};
+
+}  // namespace
+
 uint64_t compress_amount(uint64_t amount)
 {
     if (amount == 0) return 0;
-    uint64_t exponent = 0;
-    while (amount % 10 == 0 && exponent < 9) {
-        amount /= 10;
-        ++exponent;
-    }
-    if (exponent < 9) {
-        const uint64_t last_digit = amount % 10;
-        amount /= 10;
-        return 1 + (amount * 9 + last_digit - 1) * 10 + exponent;
-    }
-    return 1 + (amount - 1) * 10 + 9;
+    uint64_t e = 0;  // trailing decimal zeros taken off, at most 9
+    while (e < 9 && amount % kPowersOfTen[e + 1] == 0) ++e;
+    const uint64_t mantissa = amount / kPowersOfTen[e];
+    if (e == 9) return 10 * (mantissa - 1) + 10;
+    // mantissa = 10·n + d with d in 1..9 (not 0: e would be larger): folded to 9·n + (d − 1).
+    const uint64_t n = mantissa / 10;
+    const uint64_t d = mantissa % 10;
+    return 10 * (9 * n + (d - 1)) + e + 1;
 }
 
 uint64_t decompress_amount(uint64_t compressed)
 {
     if (compressed == 0) return 0;
-    compressed -= 1;
-    uint64_t exponent = compressed % 10;
-    compressed /= 10;
-    uint64_t amount = 0;
-    if (exponent < 9) {
-        const uint64_t last_digit = compressed % 9 + 1;
-        compressed /= 9;
-        amount = compressed * 10 + last_digit;
-    } else {
-        amount = compressed + 1;
-    }
-    while (exponent > 0) {
-        amount *= 10;
-        --exponent;
-    }
-    return amount;
+    const uint64_t e = (compressed - 1) % 10;
+    const uint64_t folded = (compressed - 1) / 10;
+    // e < 9: folded = 9·n + (d − 1), mantissa = 10·n + d; e = 9: mantissa = folded + 1.
+    const uint64_t mantissa = e < 9 ? 10 * (folded / 9) + folded % 9 + 1 : folded + 1;
+    return mantissa * kPowersOfTen[e];
 }
 
 void write_compressed_script(Writer& writer, std::span<const uint8_t> script)
