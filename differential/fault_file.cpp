@@ -25,7 +25,7 @@ ssize_t fault_write(void* cookie, const char* buffer, size_t size)
     __msan_unpoison(buffer, size);
 #endif
     size_t accepted = size;
-    if (file.fault != Fault::none && file.position + size > file.fault_offset) {
+    if ((file.fault == Fault::short_write || file.fault == Fault::io_error) && file.position + size > file.fault_offset) {
         // fopencookie(3): a write function reports an error by returning 0, never a negative value.
         if (file.fault == Fault::io_error) {
             errno = file.error_number ? file.error_number : EIO;
@@ -57,6 +57,14 @@ ssize_t fault_read(void* cookie, char* buffer, size_t size)
 int fault_seek(void* cookie, off64_t* offset, int whence)
 {
     auto& file = *static_cast<FaultFile*>(cookie);
+    if (whence == SEEK_END && file.fault == Fault::seek_end_error) {
+        errno = file.error_number ? file.error_number : EIO;
+        return -1;
+    }
+    if (whence == SEEK_CUR && file.fault == Fault::tell_after_seek_end_error && file.after_seek_end) {
+        errno = file.error_number ? file.error_number : EIO;
+        return -1;
+    }
     const int64_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? static_cast<int64_t>(file.position)
                                                                      : static_cast<int64_t>(file.data.size());
     if (base + *offset < 0) {
@@ -65,6 +73,7 @@ int fault_seek(void* cookie, off64_t* offset, int whence)
     }
     file.position = static_cast<uint64_t>(base + *offset);
     *offset = static_cast<off64_t>(file.position);
+    file.after_seek_end = whence == SEEK_END;
     return 0;
 }
 

@@ -1,5 +1,6 @@
 // A FILE* over bytes in memory that fails on purpose (glibc's fopencookie): a short write (a full disk) or
-// an I/O error from a chosen byte offset on. Used by the buffered_writer program's fault mode and by
+// an I/O error from a chosen byte offset on, or a seek to the end of the file that fails or after which the
+// position cannot be told. Used by the buffered_writer and block_store programs' fault modes and by
 // tests/fault_injection_test.cpp.
 #pragma once
 
@@ -10,17 +11,20 @@
 
 namespace serdiff::differential {
 
-enum class Fault { none, short_write, io_error };
+enum class Fault { none, short_write, io_error, seek_end_error, tell_after_seek_end_error };
 
 // The file behind the cookie. short_write accepts the bytes before fault_offset and reports the short
 // count (ENOSPC), then accepts nothing; io_error accepts nothing of a write that would reach the offset
-// (EIO), and fails a read that would.
+// (EIO), and fails a read that would. seek_end_error fails every seek relative to the end;
+// tell_after_seek_end_error lets it succeed but fails the position query (glibc's ftello: a seek by 0 from the
+// current position) that follows it. Both fail with EIO unless error_number says otherwise; other seeks work.
 struct FaultFile {
     model::Bytes data;
     uint64_t position = 0;
     Fault fault = Fault::none;
     uint64_t fault_offset = 0;
-    int error_number = 0;  // the errno a failing call sets; 0: ENOSPC for short_write, EIO for io_error
+    int error_number = 0;  // the errno a failing call sets; 0: ENOSPC for short_write, EIO for the others
+    bool after_seek_end = false;  // the last seek was relative to the end (tell_after_seek_end_error)
 };
 
 // A FILE* on `file` (which must outlive it) in `mode`; stdio_buffered = false sets _IONBF. Throws

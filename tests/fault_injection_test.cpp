@@ -1,6 +1,6 @@
 // Fault injection: a short write or an I/O error at every byte offset of a multi-record write (and of a
-// read), through an in-memory FILE* made with glibc's fopencookie (differential/fault_file.h), against
-// both sides' writers.
+// read), and a failing seek to the end, through an in-memory FILE* made with glibc's fopencookie
+// (differential/fault_file.h), against both sides.
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -340,6 +340,75 @@ TEST(FaultInjection, ReadErrorsAtEveryOffsetSurfaceAsFileErrorsAfterCorrectBytes
         check(reference_reader, "reference FileReader");
     }
     std::printf("read faults: %zu runs\n", runs);
+}
+
+
+// A seek to the end of the file is how both sides learn its size (AutoFile::size, FileReader::size): when it
+// fails, or the position cannot be told after it, both must throw one message.
+TEST(FaultInjection, SeekToTheEndOrTheTellAfterItFailsAndBothSidesThrowOneMessage)
+{
+    const Key key{};
+    for (const int error_number : {EIO, ESPIPE}) {
+        MemoryFile raw = memory_file(Bytes(10, 7), Fault::seek_end_error);
+        raw.error_number = error_number;
+        std::FILE* stream = open_memory(raw, "rb", false);
+        EXPECT_EQ(fseeko(stream, 3, SEEK_SET), 0);  // other seeks work
+        errno = 0;
+        EXPECT_NE(fseeko(stream, 0, SEEK_END), 0);
+        EXPECT_EQ(errno, error_number);
+        std::fclose(stream);
+
+        const std::string expected = std::string("seek failed: ") + std::strerror(error_number);
+        MemoryFile for_optimized = memory_file(Bytes(10, 7), Fault::seek_end_error);
+        for_optimized.error_number = error_number;
+        optimized::AutoFile optimized_file{open_memory(for_optimized, "rb", false), key};
+        try {
+            optimized_file.size();
+            ADD_FAILURE() << "AutoFile::size() returned with a failing seek";
+        } catch (const optimized::FileError& error) {
+            EXPECT_EQ(error.what(), expected);
+        }
+        MemoryFile for_reference = memory_file(Bytes(10, 7), Fault::seek_end_error);
+        for_reference.error_number = error_number;
+        reference::FileReader reference_file{open_memory(for_reference, "rb", false), key};
+        try {
+            reference_file.size();
+            ADD_FAILURE() << "FileReader::size() returned with a failing seek";
+        } catch (const reference::FileError& error) {
+            EXPECT_EQ(error.what(), expected);
+        }
+    }
+
+    // tell_after_seek_end_error: the seek to the end works, the ftello after it fails.
+    MemoryFile raw = memory_file(Bytes(10, 7), Fault::tell_after_seek_end_error);
+    raw.error_number = EOVERFLOW;
+    std::FILE* stream = open_memory(raw, "rb", false);
+    EXPECT_EQ(ftello(stream), 0);  // before a seek to the end the position can be told
+    EXPECT_EQ(fseeko(stream, 0, SEEK_END), 0);
+    errno = 0;
+    EXPECT_EQ(ftello(stream), -1);
+    EXPECT_EQ(errno, EOVERFLOW);
+    std::fclose(stream);
+
+    const std::string expected = std::string("cannot tell file position: ") + std::strerror(EOVERFLOW);
+    MemoryFile for_optimized = memory_file(Bytes(10, 7), Fault::tell_after_seek_end_error);
+    for_optimized.error_number = EOVERFLOW;
+    optimized::AutoFile optimized_file{open_memory(for_optimized, "rb", false), key};
+    try {
+        const uint64_t size = optimized_file.size();
+        ADD_FAILURE() << "AutoFile::size() returned " << size << " with a failing ftello";
+    } catch (const optimized::FileError& error) {
+        EXPECT_EQ(error.what(), expected);
+    }
+    MemoryFile for_reference = memory_file(Bytes(10, 7), Fault::tell_after_seek_end_error);
+    for_reference.error_number = EOVERFLOW;
+    reference::FileReader reference_file{open_memory(for_reference, "rb", false), key};
+    try {
+        const uint64_t size = reference_file.size();
+        ADD_FAILURE() << "FileReader::size() returned " << size << " with a failing ftello";
+    } catch (const reference::FileError& error) {
+        EXPECT_EQ(error.what(), expected);
+    }
 }
 
 }  // namespace

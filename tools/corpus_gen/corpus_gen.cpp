@@ -767,6 +767,17 @@ void generate_block_store()
     ProgramWriter testnet = records(0x45);
     testnet.byte(0).byte(0);
     add("block_store", "read-with-wrong-magic", testnet.bytes);
+    // Seek fault mode: the intact file, the extra offset and the extra undo record's 32-byte hash, then a last
+    // byte f: f % 3 = 1, a seek to the end fails, 2: the position after it cannot be told; errno EIO, EINVAL,
+    // ESPIPE or EOVERFLOW (f / 3 % 4).
+    const std::pair<const char*, uint8_t> seek_faults[] = {
+        {"fails-eio", 1}, {"fails-einval", 4}, {"fails-espipe", 7}, {"fails-eoverflow", 10}, {"then-tell-fails-eio", 2},
+        {"then-tell-fails-espipe", 8}};
+    for (const auto& [name, fault] : seek_faults) {
+        ProgramWriter w = records(0x80);
+        w.byte(0).byte(0x42).raw(filled(32, 0x11)).byte(fault);
+        add("block_store", std::string("seek-to-end-") + name, w.bytes);
+    }
     token({"block_store"}, "mainnet_magic", {0xf9, 0xbe, 0xb4, 0xd9});
 }
 
