@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""ctest fuzz_soak_report: tools/fuzz/soak.py's interval rates, its points and its two flags (a rate that
-collapsed, a peak RSS still rising late), on synthetic summaries shaped like make fuzz's summary.json."""
+"""ctest fuzz_soak_report: tools/fuzz/soak.py's interval rates, its points and its flags (a rate that
+collapsed; memory still growing late: the RSS floor from /proc, or the peak RSS when there is none), on
+synthetic summaries shaped like make fuzz's summary.json."""
+import os
 import sys
 import unittest
 from pathlib import Path
@@ -9,13 +11,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "fuzz"))
 import soak  # noqa: E402
 
 
-def run(rates, rss=lambda t: 400, seconds=3600, step=10):
-    """A run sampled every `step` s whose exec/s is rates(t) and peak RSS rss(t)."""
+def run(rates, rss=lambda t: 400, seconds=3600, step=10, rss_now=None):
+    """A run sampled every `step` s whose exec/s is rates(t), peak RSS rss(t) and (if given) RSS now rss_now(t)."""
     samples, execs = [], 0
     for t in range(step, seconds + 1, step):
         execs += rates(t) * step
         samples.append({"elapsed_s": t, "execs": execs, "exec_per_s": 0, "rss_mb": rss(t), "edges": 100,
-                        "features": t})
+                        "features": t, "rss_now_mb": rss_now(t) if rss_now else None})
     return {"target": "t", "engine": "libfuzzer", "seconds": seconds, "execs": execs, "peak_rss_mb": rss(seconds),
             "corpus_before": 1, "corpus_after": 2, "crashes": [], "samples": samples}
 
@@ -39,6 +41,27 @@ class SoakReport(unittest.TestCase):
         self.assertTrue(any("peak RSS" in f for f in soak.flags(growing, soak.rows(growing))))
         early = run(lambda t: 1000, rss=lambda t: min(400 + t, 800))  # grows in the first minutes, then flat
         self.assertEqual(soak.flags(early, soak.rows(early)), [])
+
+    def test_with_rss_now_a_rising_floor_is_flagged_and_a_rising_peak_alone_is_not(self):
+        # RSS now climbing 1 MB a minute under 200-MB spikes: its floor rises 15 MB a quarter-hour, below the
+        # 64-MB threshold; climbing 5 MB a minute (75 MB a quarter-hour), flagged.
+        slow_leak = run(lambda t: 1000, rss_now=lambda t: 300 + t // 60 + (200 if t % 600 == 0 else 0))
+        self.assertEqual(soak.flags(slow_leak, soak.rows(slow_leak)), [])
+        leak = run(lambda t: 1000, rss_now=lambda t: 300 + t // 12 + (200 if t % 600 == 0 else 0))
+        self.assertTrue(any("RSS still rising late" in f for f in soak.flags(leak, soak.rows(leak))))
+        # Transient peaks late (a large input now and then): the peak climbs, the floor stays: no flag, although
+        # the same peaks without RSS-now samples are flagged.
+        spikes = dict(rss=lambda t: 400 + max(0, t - 1800) // 10, rss_now=lambda t: 300 + (300 if t % 900 == 0 else 0))
+        peaky = run(lambda t: 1000, **spikes)
+        self.assertEqual(soak.flags(peaky, soak.rows(peaky)), [])
+        without_now = run(lambda t: 1000, rss=spikes["rss"])
+        self.assertTrue(any("peak RSS" in f for f in soak.flags(without_now, soak.rows(without_now))))
+        self.assertIn("| RSS now MB |", soak.render({"runs": [peaky]}))
+
+    def test_make_fuzz_reads_the_rss_now_from_proc(self):
+        import run as fuzz_run  # tools/fuzz/run.py
+        self.assertGreater(fuzz_run.resident_mb(os.getpid()), 0)
+        self.assertIsNone(fuzz_run.resident_mb(None))
 
     def test_a_collapse_in_the_middle_is_flagged(self):
         dip = run(lambda t: 100 if 600 < t <= 1800 else 1000)

@@ -140,7 +140,8 @@ class Run:
         self.from_seeds = False      # the crash came while the engine replayed its seeds
         self.peak_rss_mb = 0
         self.edges = self.features = None  # libFuzzer's cov/ft, for the samples
-        self.samples = []            # (elapsed s, execs, exec/s, rss MB, edges, ft) at each progress poll
+        self.samples = []            # (elapsed s, execs, exec/s, peak RSS MB, edges, ft, RSS MB now) per poll
+        self.pid = None              # the libFuzzer process while it runs (its RSS now is read from /proc)
 
     def environment(self):
         return {**sanitizer_environment(), "FUZZ": self.target}
@@ -179,8 +180,17 @@ class Run:
         command += self.libfuzzer_flags
         command += [str(d) for d in (self.corpus, self.committed, self.shared) if d]
         with open(self.log_path, "w") as log_file:
-            self.exit_status = subprocess.run(command, env=self.environment(), stdout=log_file,
-                                              stderr=subprocess.STDOUT, cwd=OUT).returncode
+            process = subprocess.Popen(command, env=self.environment(), stdout=log_file, stderr=subprocess.STDOUT,
+                                       cwd=OUT)
+            self.pid = process.pid
+            try:
+                self.exit_status = process.wait()
+            except BaseException:
+                process.kill()
+                process.wait()
+                raise
+            finally:
+                self.pid = None
         self.poll()
 
     def run_afl(self):
@@ -282,6 +292,21 @@ def print_table(runs, findings=()):
         log(line.format(*row))
 
 
+def resident_mb(pid):
+    """The resident set of process `pid` now (VmRSS, /proc/<pid>/status) in MB; None without a process or
+    /proc. libFuzzer reports only its peak, which a single large input raises for good; a leak raises this."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) // 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def execute(runs, jobs):
     """Runs every target × engine, `jobs` at a time, with a progress line per running target every 10 s."""
     done = threading.Event()
@@ -297,7 +322,8 @@ def execute(runs, jobs):
                         continue
                     elapsed = time.time() - r.started
                     rate = r.exec_rate or int(r.execs / max(elapsed, 1))  # before the engine reports one
-                    r.samples.append((round(elapsed), r.execs, rate, r.peak_rss_mb, r.edges, r.features))
+                    r.samples.append((round(elapsed), r.execs, rate, r.peak_rss_mb, r.edges, r.features,
+                                      resident_mb(r.pid)))
                     name = f"{r.target}/{r.engine}" if several_engines else r.target
                     log(f"  [{elapsed:5.0f}s/{r.seconds}s] {name:<14} {r.execs:>10} execs "
                         f"{rate:>7}/s  {r.coverage}")
@@ -337,8 +363,8 @@ def write_summary(runs, findings, path):
                          "peak_rss_mb": r.peak_rss_mb, "crashes": r.new_crashes, "from_seeds": r.from_seeds,
                          "engine_failed": r.engine_failed, "log": str(r.log_path.relative_to(ROOT)),
                          "samples": [{"elapsed_s": e, "execs": x, "exec_per_s": rate, "rss_mb": rss, "edges": edges,
-                                      "features": features}
-                                     for e, x, rate, rss, edges, features in r.samples]} for r in runs],
+                                      "features": features, "rss_now_mb": now}
+                                     for e, x, rate, rss, edges, features, now in r.samples]} for r in runs],
                "findings": triage.findings_json(findings)}
     path.write_text(json.dumps(summary, indent=1) + "\n")
 

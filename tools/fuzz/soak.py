@@ -3,9 +3,12 @@
 
 For each target × engine run: at 1, 10, 30 and 60 minutes (and at the run's end) the executions so far, the
 exec/s over the interval since the previous point (not libFuzzer's average since the start, which hides a
-slowdown), edges and features (when the run recorded them), RSS; then peak RSS, corpus growth and crashes.
-A run with an interval rate below a quarter of its first minute's, or whose peak RSS still rose by 64 MB or
-more in its second half, is flagged: those are what a soak is for. (RSS in the samples is the peak so far.)
+slowdown), edges and features (when the run recorded them), peak RSS so far and, when the run sampled it
+(make fuzz reads /proc for libFuzzer), the RSS at that moment; then peak RSS, corpus growth and crashes.
+A run is flagged when an interval's rate falls below a quarter of its first minute's, or when its memory
+still grows late: the lowest RSS of the last quarter of the run 64 MB or more above the lowest of the
+quarter before (a leak lifts the floor; one large input lifts only the peak), or, for a run without RSS
+samples, the peak RSS rising by 64 MB or more in the second half. Those are what a soak is for.
 
   tools/fuzz/soak.py fuzz-out/summary.json [more summary JSON files ...]
 """
@@ -48,7 +51,7 @@ def rows(run):
         seconds, sample = earlier[-1]
         rate = (sample["execs"] - previous[1]) / (seconds - previous[0])
         coverage = f"{sample['edges']}/{sample['features']}" if sample.get("edges") is not None else "-"
-        out.append((point, sample["execs"], round(rate), coverage, sample["rss_mb"]))
+        out.append((point, sample["execs"], round(rate), coverage, sample["rss_mb"], sample.get("rss_now_mb")))
         previous = (seconds, sample["execs"])
     return out
 
@@ -60,6 +63,13 @@ def flags(run, table):
         found.append(f"exec/s fell from {table[0][2]:,} in the first minute to {slowest[2]:,} in the interval "
                      f"ending at minute {slowest[0] / 60:.0f}")
     samples = run.get("samples") or []
+    now = [s["rss_now_mb"] for s in samples if s.get("rss_now_mb") is not None]
+    if now:
+        third, last = now[len(now) // 2:3 * len(now) // 4], now[3 * len(now) // 4:]
+        if third and last and min(last) - min(third) >= 64:
+            found.append(f"RSS still rising late: its lowest in the last quarter of the run {min(last)} MB, "
+                         f"in the quarter before {min(third)} MB")
+        return found
     half = [s["rss_mb"] for s in samples[len(samples) // 2:]]
     if len(half) >= 2 and half[-1] - half[0] >= 64:
         found.append(f"peak RSS still rose in the second half of the run ({half[0]} → {half[-1]} MB)")
@@ -78,10 +88,13 @@ def render(summary):
         if not table:
             lines += ["(no progress samples: the run was shorter than one 10-s poll)", ""]
             continue
-        lines.append("| minute | execs | exec/s in the interval | edges/ft | RSS MB |")
-        lines.append("|---:|---:|---:|---|---:|")
-        for elapsed, execs, rate, coverage, rss in table:
-            lines.append(f"| {elapsed / 60:.0f} | {execs:,} | {rate:,} | {coverage} | {rss} |")
+        sampled_now = any(row[5] is not None for row in table)
+        lines.append("| minute | execs | exec/s in the interval | edges/ft | peak RSS MB |" +
+                     (" RSS now MB |" if sampled_now else ""))
+        lines.append("|---:|---:|---:|---|---:|" + ("---:|" if sampled_now else ""))
+        for elapsed, execs, rate, coverage, rss, rss_now in table:
+            lines.append(f"| {elapsed / 60:.0f} | {execs:,} | {rate:,} | {coverage} | {rss} |" +
+                         (f" {rss_now if rss_now is not None else '-'} |" if sampled_now else ""))
         lines += [f"FLAG: {flag}" for flag in flags(run, table)]
         lines.append("")
     findings = summary.get("findings") or []
