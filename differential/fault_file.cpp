@@ -62,6 +62,7 @@ int fault_seek(void* cookie, off64_t* offset, int whence)
         return -1;
     }
     if (whence == SEEK_CUR && file.fault == Fault::tell_after_seek_end_error && file.after_seek_end) {
+        file.after_seek_end = false;  // only the query right after the seek to the end fails
         errno = file.error_number ? file.error_number : EIO;
         return -1;
     }

@@ -16,15 +16,15 @@ enum class Fault { none, short_write, io_error, seek_end_error, tell_after_seek_
 // The file behind the cookie. short_write accepts the bytes before fault_offset and reports the short
 // count (ENOSPC), then accepts nothing; io_error accepts nothing of a write that would reach the offset
 // (EIO), and fails a read that would. seek_end_error fails every seek relative to the end;
-// tell_after_seek_end_error lets it succeed but fails the position query (glibc's ftello: a seek by 0 from the
-// current position) that follows it. Both fail with EIO unless error_number says otherwise; other seeks work.
+// tell_after_seek_end_error lets it succeed but fails the one position query (glibc's ftello: a seek by 0 from
+// the current position) right after it. Both fail with EIO unless error_number says otherwise; other seeks work.
 struct FaultFile {
     model::Bytes data;
     uint64_t position = 0;
     Fault fault = Fault::none;
     uint64_t fault_offset = 0;
     int error_number = 0;  // the errno a failing call sets; 0: ENOSPC for short_write, EIO for the others
-    bool after_seek_end = false;  // the last seek was relative to the end (tell_after_seek_end_error)
+    bool after_seek_end = false;  // the last call was a seek to the end (tell_after_seek_end_error)
 };
 
 // A FILE* on `file` (which must outlive it) in `mode`; stdio_buffered = false sets _IONBF. Throws

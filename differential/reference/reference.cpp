@@ -125,8 +125,9 @@ constexpr uint64_t kSpecialScriptCount = 6;
 
 // ---- Amount and script compression ----
 
-// Written from docs/format.md as a split into (mantissa, e) with amount = mantissa · 10^e, not in the optimized
-// side's loop-and-fold shape, so a slip made in one cannot hide in both. Products wrap on u64 as Core's do.
+// docs/format.md's rule restated as a split into (mantissa, e) with amount = mantissa · 10^e, not in the
+// optimized side's (and Core's) loop-and-fold shape, so a slip made in one cannot hide in both. Products wrap
+// on u64 as Core's do.
 namespace {
 
 // 10^e for e in 0..9.
