@@ -7,10 +7,12 @@
 #include <string>
 #include <unistd.h>
 
+#include "differential/allocation_bound.h"
 #include "differential/compare.h"
 
 // The allocation bound of every fuzz binary (libFuzzer, AFL++, replay): while a target runs (run_target; the
-// engines' own start-up tables are larger), no single allocation may exceed kMaxSingleAllocation. A decoder that trusts a claimed length (up to MAX_SIZE, 32 MiB) instead of reading
+// engines' own start-up tables are larger), no single allocation of serdiff's own code may exceed
+// kMaxSingleAllocation (a peer's are not judged: differential/allocation_bound.h). A decoder that trusts a claimed length (up to MAX_SIZE, 32 MiB) instead of reading
 // in MAX_VECTOR_ALLOCATE (5,000,000-byte) chunks is caught here on the first input that claims more; the
 // largest legitimate allocation is a real block's bytes (2.3 MB in ../shared/data, up to twice that while a
 // vector grows). Works through the sanitizers' malloc hooks (ASan, MSan); a build without them skips it.
@@ -26,7 +28,7 @@ thread_local bool target_running = false;  // an executable's TLS: reading it ne
 
 void bounded_malloc_hook(const volatile void*, size_t size)
 {
-    if (size <= kMaxSingleAllocation || !target_running) return;
+    if (size <= kMaxSingleAllocation || !target_running || differential::peer_depth != 0) return;
     // No allocation here (this runs inside malloc): the message is built in a fixed buffer.
     char message[192];
     size_t length = 0;

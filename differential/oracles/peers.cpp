@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "differential/allocation_bound.h"
 #include "differential/reference/reference.h"
 #if SERDIFF_WITH_CORE_PEER
 #include "differential/oracles/core/library.h"
@@ -130,6 +131,7 @@ Verdict peer_verdict(const Peer& peer, ObjectKind kind, std::span<const uint8_t>
 {
     serdiff_peer_result result{};
     int status = SERDIFF_PEER_UNSUPPORTED;
+    const differential::PeerAllocations peer_allocations;  // not serdiff's: outside the allocation bound
     switch (kind) {
     case ObjectKind::transaction:
         status = peer.decode_tx(input.data(), input.size(), allow_witness ? 1 : 0, &result);

@@ -147,6 +147,12 @@ void generate_transactions()
         concat({le(1, 4), {0x01}, prevout, {0x00}, le(0xffffffff, 4), {0x01}, le(0, 8), claim}));
     add("transaction", "witness-item-claims-20mib",
         concat({le(1, 4), {0x00, 0x01, 0x01}, prevout, {0x00}, le(0xffffffff, 4), {0x01}, le(0, 8), {0x00}, {0x01}, claim}));
+    // 3,473,408 witness items claimed, the first of 256 bytes, then 8 bytes: rust-bitcoin (a peer of
+    // peer_transaction) zero-fills 4 index bytes per claimed item and doubles that buffer to 28 MB before it
+    // finds the input short: a peer's rule, outside the allocation bound (differential/allocation_bound.h).
+    add("transaction", "witness-claims-3.4m-items",
+        concat({le(1, 4), {0x00, 0x01, 0x01}, prevout, {0x00}, le(0xffffffff, 4), {0x01}, le(0, 8), {0x00}, {0xfe},
+                le(0x00350000, 4), {0xfd}, le(0x0100, 2), filled(8, 0x42)}));
     add("transaction", "truncated-segwit",
         Bytes(superfluous.begin(), superfluous.begin() + static_cast<std::ptrdiff_t>(superfluous.size() / 2)));
 }

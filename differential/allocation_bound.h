@@ -1,0 +1,26 @@
+// Which code the fuzz binaries' allocation bound judges (fuzz_targets/registry.cpp: no single allocation over
+// 16 MiB while a target runs). It is a check on serdiff's own decoders, the optimized and the reference side:
+// neither may trust a claimed length before its bytes arrive. The peers (differential/oracles/: Bitcoin Core's
+// kernel, rust-bitcoin, btcd, python-bitcoinlib) are other projects' code run as oracles, with their own
+// allocation rules: rust-bitcoin 0.32 zero-fills 4 bytes of index space per claimed witness item (up to
+// 4,000,000 items: 16 MB) and doubles the buffer past that before it finds the input short (a 532-byte input
+// made it allocate 28 MB in the 2026-11-25 soak). Their allocations stay under libFuzzer's -malloc_limit_mb
+// (= -rss_limit_mb, 2 GiB) only.
+#pragma once
+
+namespace serdiff::differential {
+
+// Non-zero while this thread runs a peer. Constant-initialised thread-local storage of the executable, so the
+// malloc hook can read it without allocating.
+inline thread_local int peer_depth = 0;
+
+// While alive, this thread's allocations are a peer's (not judged by the allocation bound).
+class PeerAllocations {
+public:
+    PeerAllocations() { ++peer_depth; }
+    ~PeerAllocations() { --peer_depth; }
+    PeerAllocations(const PeerAllocations&) = delete;
+    PeerAllocations& operator=(const PeerAllocations&) = delete;
+};
+
+}  // namespace serdiff::differential
