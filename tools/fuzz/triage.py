@@ -39,7 +39,7 @@ HEX_SHOWN = 256               # minimized input bytes printed in a finding block
 CRASH_NAME = re.compile(r"^(crash|oom|timeout|leak|afl-crash|afl-seed-crash|clusterfuzz-testcase)-")
 
 # A target's .codec (SERDIFF_FUZZ_TARGET) is a type of the codec table (model/codec_table.h), which is also
-# its serdiff inspect TYPE; "" = a program target.
+# its serdiff inspect TYPE; "" = none (a program target, or a peer target such as peer_transaction).
 
 
 def log(message=""):
@@ -296,15 +296,15 @@ def minimize(tools, crash, seconds, work):
 
 def explain(tools, target, replay_result, minimized, data, originals=()):
     """Object targets: what serdiff inspect --impl both says about the input (and, when both sides decode the
-    minimized input alike, about the crash inputs it came from, reported under another headline); program
-    targets: the report."""
+    minimized input alike, about the crash inputs it came from, reported under another headline); targets
+    without a codec (programs, peers): the report."""
     if not replay_result.reproduced:
         return [f"(nothing to explain: it does not fail with {rel(tools.replay)}; was it found with another build, "
                 "another sanitizer or a planted bug?)"]
     codec = tools.options().get(target, {}).get("codec", "")
     if not codec:
         rest = replay_result.details[4:16]  # the first 4 lines are the block's difference already
-        return ["(a program target: the mismatch report is the explanation; in full in report.txt)"] + \
+        return ["(no serdiff inspect type for this target: the report is the explanation; in full in report.txt)"] + \
             [f"  {line}" for line in rest]
     lines = inspect(tools, target, replay_result.headline, minimized, data)
     if len(lines) > 1 and "decode this input alike" in lines[1]:
