@@ -11,14 +11,15 @@
 namespace serdiff::differential {
 
 // Non-zero while this thread runs a peer. Constant-initialised thread-local storage of the executable, so the
-// malloc hook can read it without allocating.
-inline thread_local int peer_depth = 0;
+// malloc hook can read it without allocating. Volatile: the hook reads it from inside malloc, which a compiler
+// may assume reads no program state (gcc dropped the increment and decrement around a malloc without it).
+inline thread_local volatile int peer_depth = 0;
 
 // While alive, this thread's allocations are a peer's (not judged by the allocation bound).
 class PeerAllocations {
 public:
-    PeerAllocations() { ++peer_depth; }
-    ~PeerAllocations() { --peer_depth; }
+    PeerAllocations() { peer_depth = peer_depth + 1; }
+    ~PeerAllocations() { peer_depth = peer_depth - 1; }
     PeerAllocations(const PeerAllocations&) = delete;
     PeerAllocations& operator=(const PeerAllocations&) = delete;
 };
