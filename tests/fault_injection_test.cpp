@@ -344,9 +344,6 @@ TEST(FaultInjection, ReadErrorsAtEveryOffsetSurfaceAsFileErrorsAfterCorrectBytes
     std::printf("read faults: %zu runs\n", runs);
 }
 
-
-// A seek to the end of the file is how both sides learn its size (AutoFile::size, FileReader::size): when it
-// fails, or the position cannot be told after it, both must throw one message.
 // What size() threw on each side (optimized AutoFile, reference FileReader) over its own 10-byte FaultFile with
 // `fault` and `error_number`; "returned N" when it did not throw.
 std::pair<std::string, std::string> size_errors(Fault fault, int error_number)
@@ -366,6 +363,8 @@ std::pair<std::string, std::string> size_errors(Fault fault, int error_number)
             error_of([&](std::FILE* stream) { return std::make_unique<reference::FileReader>(stream, key); })};
 }
 
+// A seek to the end of the file is how both sides learn its size (AutoFile::size, FileReader::size): when it
+// fails, or the position cannot be told after it, both must throw one message.
 TEST(FaultInjection, SeekToTheEndOrTheTellAfterItFailsAndBothSidesThrowOneMessage)
 {
     for (const int error_number : {EIO, ESPIPE}) {
@@ -395,5 +394,6 @@ TEST(FaultInjection, SeekToTheEndOrTheTellAfterItFailsAndBothSidesThrowOneMessag
     const std::string expected = std::string("cannot tell file position: ") + std::strerror(EOVERFLOW);
     EXPECT_EQ(size_errors(Fault::tell_after_seek_end_error, EOVERFLOW), std::make_pair(expected, expected));
 }
+
 }  // namespace
 }  // namespace serdiff

@@ -131,15 +131,17 @@ Verdict peer_verdict(const Peer& peer, ObjectKind kind, std::span<const uint8_t>
 {
     serdiff_peer_result result{};
     int status = SERDIFF_PEER_UNSUPPORTED;
-    const differential::PeerAllocations peer_allocations;  // not serdiff's: outside the allocation bound
-    switch (kind) {
-    case ObjectKind::transaction:
-        status = peer.decode_tx(input.data(), input.size(), allow_witness ? 1 : 0, &result);
-        break;
-    case ObjectKind::block: status = peer.decode_block(input.data(), input.size(), &result); break;
-    case ObjectKind::header:
-        if (peer.decode_header != nullptr) status = peer.decode_header(input.data(), input.size(), &result);
-        break;
+    {
+        const differential::PeerAllocations peer_allocations;  // the peer's, outside the allocation bound
+        switch (kind) {
+        case ObjectKind::transaction:
+            status = peer.decode_tx(input.data(), input.size(), allow_witness ? 1 : 0, &result);
+            break;
+        case ObjectKind::block: status = peer.decode_block(input.data(), input.size(), &result); break;
+        case ObjectKind::header:
+            if (peer.decode_header != nullptr) status = peer.decode_header(input.data(), input.size(), &result);
+            break;
+        }
     }
     Verdict verdict;
     verdict.status = status == SERDIFF_PEER_OK            ? Verdict::Status::ok
