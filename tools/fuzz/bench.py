@@ -10,6 +10,9 @@ the same runtime options, -max_len and dictionary as `make fuzz` and a fixed -se
 reached; peak RSS) and writes bench-out/fuzz-bench.json.
 
   tools/fuzz/bench.py [--time 20] [--targets a,b] [--jobs 2 (build only)] [--seed 1] [--json PATH]
+                      [--from-empty] [--no-ceiling]
+  (--from-empty: start every target from an empty corpus instead of corpora/<target>/, to measure the search
+   rather than the seeds; --no-ceiling: skip the empty target's two runs, as for a coverage-reach run)
   tools/fuzz/bench.py --compare BEFORE.json AFTER.json    # the before/after table of docs/bench.md
 """
 import argparse
@@ -51,8 +54,8 @@ def final_stats(text):
             "peak_rss_mb": int(stats.get("peak_rss_mb", 0)), "edges": edges, "features": features}
 
 
-def bench_one(binary, name, options, seconds, seed):
-    """One libFuzzer run of `seconds` from the committed corpus; returns its final stats."""
+def bench_one(binary, name, options, seconds, seed, from_empty=False):
+    """One libFuzzer run of `seconds` from the committed corpus (or from nothing); returns its final stats."""
     work = WORK / (name if options else "ceiling")
     shutil.rmtree(work, ignore_errors=True)
     (work / "corpus").mkdir(parents=True)
@@ -64,7 +67,7 @@ def bench_one(binary, name, options, seconds, seed):
         if dictionary.exists():
             command.append(f"-dict={dictionary}")
         command += options.get("libfuzzer_flags", "").split()
-        command += [str(work / "corpus"), str(ROOT / "corpora" / name)]
+        command += [str(work / "corpus")] + ([] if from_empty else [str(ROOT / "corpora" / name)])
     else:
         command += [str(work / "corpus")]
     environment = {**fuzz_run.sanitizer_environment(), "FUZZ": name if options else ""}
@@ -77,16 +80,15 @@ def bench_one(binary, name, options, seconds, seed):
     # Executions per second of CPU the run got: on a shared machine the wall-clock rate follows the load,
     # this one much less (it still pays for cache contention). It includes loading the seeds.
     result["exec_per_cpu_sec"] = int(result["execs"] / cpu) if cpu > 0 else 0
-    result.update({"target": name, "seconds": round(time.time() - started, 1), "cpu_seconds": round(cpu, 1),
+    result.update({"target": name, "from_empty": from_empty, "seconds": round(time.time() - started, 1), "cpu_seconds": round(cpu, 1),
                    "exit_status": status,
                    "max_len": max_len, "log": str((work / "fuzz.log").relative_to(ROOT))})
     return result
 
 
-def table(rows, ceiling):
+def table(rows, ceiling, cpu_ceiling):
     header = ("target", "exec/s", "of ceiling", "exec/CPU-s", "of ceiling (CPU)", "edges", "features",
               "peak RSS MB", "execs")
-    cpu_ceiling = rows[0]["exec_per_cpu_sec"]
     lines = [(r["target"], f"{r['exec_per_sec']:,}",
               f"{r['exec_per_sec'] / ceiling:.1%}" if ceiling else "-", f"{r['exec_per_cpu_sec']:,}",
               f"{r['exec_per_cpu_sec'] / cpu_ceiling:.1%}" if cpu_ceiling else "-", str(r["edges"]),
@@ -138,6 +140,10 @@ def main():
     parser.add_argument("--jobs", type=int, default=2, help="build parallelism (the runs are one at a time)")
     parser.add_argument("--seed", type=int, default=1, help="libFuzzer -seed (default 1)")
     parser.add_argument("--json", default=str(OUT / "fuzz-bench.json"), help="where the results go")
+    parser.add_argument("--from-empty", action="store_true",
+                        help="start every target from an empty corpus (the search alone, no committed seeds)")
+    parser.add_argument("--no-ceiling", action="store_true",
+                        help="skip the empty target's runs (no fraction of the ceiling is printed)")
     arguments = parser.parse_args()
     wanted = [t for t in re.split(r"[,\s]+", arguments.targets) if t]
 
@@ -145,21 +151,28 @@ def main():
     binary, ceiling_binary = bin_dir / "serdiff_fuzz_libfuzzer", bin_dir / "serdiff_fuzz_ceiling"
     targets = fuzz_run.list_targets(binary, wanted)
     load_before = os.getloadavg()
-    log(f"fuzz-bench: {len(targets)} target(s) + the empty ceiling × {arguments.time} s, one at a time; "
+    log(f"fuzz-bench: {len(targets)} target(s){'' if arguments.no_ceiling else ' + the empty ceiling'} × "
+        f"{arguments.time} s, one at a time, from {'empty corpora' if arguments.from_empty else 'corpora/'}; "
         f"load {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}")
+
+    def ceiling_run(which):
+        if arguments.no_ceiling:
+            return {"target": CEILING, "exec_per_sec": 0, "exec_per_cpu_sec": 0, "edges": 0, "features": 0,
+                    "peak_rss_mb": 0, "execs": 0, "exit_status": 0, "skipped": True}
+        run = bench_one(ceiling_binary, CEILING, None, arguments.time, arguments.seed)
+        log(f"  {CEILING} {which}: {run['exec_per_sec']:,} exec/s")
+        return run
 
     rows = []
     # The ceiling runs first and last; the fractions use the mean of the two (load drifts on a shared machine).
-    first_ceiling = bench_one(ceiling_binary, CEILING, None, arguments.time, arguments.seed)
-    log(f"  {CEILING} first: {first_ceiling['exec_per_sec']:,} exec/s")
+    first_ceiling = ceiling_run("first")
     for options in targets:
-        row = bench_one(binary, options["name"], options, arguments.time, arguments.seed)
+        row = bench_one(binary, options["name"], options, arguments.time, arguments.seed, arguments.from_empty)
         log(f"  {row['target']}: {row['exec_per_sec']:,} exec/s ({row['exec_per_cpu_sec']:,} per CPU-s), "
             f"{row['edges']} edges / {row['features']} ft"
             + (f"  (EXIT STATUS {row['exit_status']}: see {row['log']})" if row["exit_status"] else ""))
         rows.append(row)
-    last_ceiling = bench_one(ceiling_binary, CEILING, None, arguments.time, arguments.seed)
-    log(f"  {CEILING} last: {last_ceiling['exec_per_sec']:,} exec/s")
+    last_ceiling = ceiling_run("last")
     ceiling = {**last_ceiling, "exec_per_sec": (first_ceiling["exec_per_sec"] + last_ceiling["exec_per_sec"]) // 2,
                "exec_per_cpu_sec": (first_ceiling["exec_per_cpu_sec"] + last_ceiling["exec_per_cpu_sec"]) // 2,
                "first_exec_per_sec": first_ceiling["exec_per_sec"], "last_exec_per_sec": last_ceiling["exec_per_sec"],
@@ -167,13 +180,15 @@ def main():
                "last_exec_per_cpu_sec": last_ceiling["exec_per_cpu_sec"]}
     load_after = os.getloadavg()
 
-    result = table([ceiling] + rows, ceiling["exec_per_sec"])
+    result = table(([] if arguments.no_ceiling else [ceiling]) + rows, ceiling["exec_per_sec"],
+                   ceiling["exec_per_cpu_sec"])
     log("\n" + result)
-    log(f"ceiling = mean of its first ({first_ceiling['exec_per_sec']:,}) and last ({last_ceiling['exec_per_sec']:,}) run")
+    if not arguments.no_ceiling:
+        log(f"ceiling = mean of its first ({first_ceiling['exec_per_sec']:,}) and last ({last_ceiling['exec_per_sec']:,}) run")
     log(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} (1 min); {os.cpu_count()} cpus")
     destination = Path(arguments.json).resolve()
     destination.parent.mkdir(parents=True, exist_ok=True)
-    report = {"seconds_per_target": arguments.time, "seed": arguments.seed,
+    report = {"seconds_per_target": arguments.time, "seed": arguments.seed, "from_empty": arguments.from_empty,
               "engine": "libfuzzer", "sanitizers": "address,undefined", "build": "RelWithDebInfo",
               "runtime_options": {k: v for k, v in fuzz_run.sanitizer_environment().items()
                                   if k.endswith("SAN_OPTIONS")},
