@@ -180,14 +180,15 @@ void write_payload(FileWriter& out, std::span<const uint8_t> payload)
 }
 
 // Reads up to `count` de-obfuscated bytes from the current position into `out`, stopping at the end of
-// the file; returns how many it read. Records are read this way, field by field, in file order.
+// the file; returns how many it read. Records are read this way, field by field, in file order, one byte at
+// a time into `out` sized once for them (a read error throws out of the record, which is then dropped).
 size_t read_up_to(FileReader& in, uint64_t file_size, uint64_t count, std::vector<uint8_t>& out)
 {
-    size_t got = 0;
-    while (got < count && in.position() < file_size) {
-        out.push_back(std::to_integer<uint8_t>(in.read_byte()));
-        ++got;
-    }
+    const uint64_t left = in.position() < file_size ? file_size - in.position() : 0;
+    const size_t got = static_cast<size_t>(std::min(count, left));
+    const size_t start = out.size();
+    out.resize(start + got);
+    for (size_t index = 0; index < got; ++index) out[start + index] = std::to_integer<uint8_t>(in.read_byte());
     return got;
 }
 

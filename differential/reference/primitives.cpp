@@ -200,8 +200,8 @@ Bytes Reader::read_bytes(size_t count)
 {
     Bytes bytes;
     if (!require(count)) return bytes;
-    bytes.reserve(count);
-    for (size_t index = 0; index < count; ++index) bytes.push_back(take());
+    bytes.resize(count);  // sized once, then filled a byte at a time (no per-byte capacity check)
+    for (size_t index = 0; index < count; ++index) bytes[index] = take();
     return bytes;
 }
 
@@ -224,8 +224,9 @@ void Reader::read_chunked(uint64_t length, Bytes& out)
     while (done < length) {
         const size_t chunk = static_cast<size_t>(std::min<uint64_t>(length - done, model::kMaxVectorAllocate));
         if (!require(chunk)) return;  // checked before growing, so a false length never allocates
-        out.reserve(out.size() + chunk);
-        for (size_t index = 0; index < chunk; ++index) out.push_back(take());
+        const size_t start = out.size();
+        out.resize(start + chunk);
+        for (size_t index = 0; index < chunk; ++index) out[start + index] = take();
         done += chunk;
     }
 }
