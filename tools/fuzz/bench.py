@@ -80,7 +80,7 @@ def bench_one(binary, name, options, seconds, seed, from_empty=False):
     # Executions per second of CPU the run got: on a shared machine the wall-clock rate follows the load,
     # this one much less (it still pays for cache contention). It includes loading the seeds.
     result["exec_per_cpu_sec"] = int(result["execs"] / cpu) if cpu > 0 else 0
-    result.update({"target": name, "from_empty": from_empty, "seconds": round(time.time() - started, 1), "cpu_seconds": round(cpu, 1),
+    result.update({"target": name, "from_empty": from_empty or not options, "seconds": round(time.time() - started, 1), "cpu_seconds": round(cpu, 1),
                    "exit_status": status,
                    "max_len": max_len, "log": str((work / "fuzz.log").relative_to(ROOT))})
     return result
@@ -109,7 +109,7 @@ def compare(before_path, after_path):
     rows = []
     for r in [{**after["ceiling"], "target": CEILING}] + after["targets"]:
         o = before["ceiling"] if r["target"] == CEILING else old.get(r["target"])
-        if o is None:
+        if o is None or o.get("skipped") or r.get("skipped"):  # no ceiling run (--no-ceiling)
             continue
         ratio = lambda a, b: f"{a / b:.1f}" if b else "-"  # noqa: E731
         cpu_fraction = lambda x, run: (f"{x['exec_per_cpu_sec'] / run['ceiling']['exec_per_cpu_sec']:.1%}"  # noqa: E731
@@ -124,6 +124,9 @@ def compare(before_path, after_path):
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for row in rows:
         print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |")
+    if before.get("from_empty", False) != after.get("from_empty", False):
+        print("warning: one run started from empty corpora (--from-empty), the other from corpora/: "
+              "the edges and features are not comparable")
     for name, run in (("before", before), ("after", after)):
         print(f"{name}: {run['when']}, load {run['load_before'][0]:.2f} → {run['load_after'][0]:.2f}, "
               f"{run['machine']['cpu']}, {run['machine']['cpus']} cpus, ASAN_OPTIONS "
