@@ -225,6 +225,7 @@ void Reader::read_chunked(uint64_t length, Bytes& out)
         const size_t chunk = static_cast<size_t>(std::min<uint64_t>(length - done, model::kMaxVectorAllocate));
         if (!require(chunk)) return;  // checked before growing, so a false length never allocates
         const size_t start = out.size();
+        out.reserve(start + chunk);  // exactly this much: resize alone may double a vector that holds data
         out.resize(start + chunk);
         for (size_t index = 0; index < chunk; ++index) out[start + index] = take();
         done += chunk;
