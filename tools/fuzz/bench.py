@@ -14,6 +14,7 @@ reached; peak RSS) and writes bench-out/fuzz-bench.json.
   (--from-empty: start every target from an empty corpus instead of corpora/<target>/, to measure the search
    rather than the seeds; --no-ceiling: skip the empty target's two runs, as for a coverage-reach run)
   tools/fuzz/bench.py --compare BEFORE.json AFTER.json    # the before/after table of docs/bench.md
+  tools/fuzz/bench.py --compare B1.json,B2.json A1.json,A2.json   # each side the median of its runs
 """
 import argparse
 import json
@@ -22,6 +23,7 @@ import platform
 import re
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -100,9 +102,50 @@ def table(rows, ceiling, cpu_ceiling):
     return "\n".join(out)
 
 
+def load_results(paths):
+    """One side of --compare: a fuzz-bench.json, or several (comma-separated) merged by their median.
+    Raises ValueError with the offending path for a file that is missing or not a fuzz-bench result."""
+    runs = []
+    for path in paths.split(","):
+        try:
+            run = json.loads(Path(path).read_text())
+            if not isinstance(run, dict) or not {"targets", "ceiling", "when"} <= run.keys():
+                raise ValueError("not a fuzz-bench result (no targets, ceiling or when)")
+        except (OSError, ValueError) as error:
+            raise ValueError(f"{path}: {error}") from None
+        runs.append(run)
+    if len(runs) == 1:
+        return runs[0]
+
+    def median_row(rows):
+        # Every numeric field the table shows, as the median over the runs that have the row (peak RSS: the
+        # largest); "range" keeps the lowest and highest exec/CPU-s, so the noise stays visible.
+        merged = dict(rows[-1])
+        for key in ("exec_per_sec", "exec_per_cpu_sec", "edges", "features"):
+            merged[key] = int(statistics.median(r.get(key, 0) for r in rows))
+        merged["peak_rss_mb"] = max(r.get("peak_rss_mb", 0) for r in rows)
+        merged["range"] = (min(r.get("exec_per_cpu_sec", 0) for r in rows),
+                           max(r.get("exec_per_cpu_sec", 0) for r in rows))
+        merged["skipped"] = any(r.get("skipped") for r in rows)
+        return merged
+
+    names = [r["target"] for r in runs[0]["targets"]]
+    by_name = [{r["target"]: r for r in run["targets"]} for run in runs]
+    merged = dict(runs[-1])
+    merged["ceiling"] = median_row([run["ceiling"] for run in runs])
+    merged["targets"] = [median_row([index[name] for index in by_name if name in index]) for name in names]
+    merged["runs"] = runs
+    return merged
+
+
 def compare(before_path, after_path):
-    """Prints a before/after table of two fuzz-bench.json files (docs/bench.md)."""
-    before, after = (json.loads(Path(p).read_text()) for p in (before_path, after_path))
+    """Prints a before/after table of two fuzz-bench.json files, or of two comma-separated lists of them
+    (each side the median of its runs: a noisy machine wants several samples; docs/bench.md)."""
+    try:
+        before, after = load_results(before_path), load_results(after_path)
+    except ValueError as error:
+        print(f"fuzz-bench --compare: {error}", file=sys.stderr)
+        return 2
     old = {r["target"]: r for r in before["targets"]}
     header = ("target", "exec/s before", "after", "×", "exec/CPU-s before", "after", "×",
               "of ceiling (CPU) before", "after", "edges/ft before", "after", "RSS MB before", "after")
@@ -127,10 +170,15 @@ def compare(before_path, after_path):
     if before.get("from_empty", False) != after.get("from_empty", False):
         print("warning: one run started from empty corpora (--from-empty), the other from corpora/: "
               "the edges and features are not comparable")
-    for name, run in (("before", before), ("after", after)):
-        print(f"{name}: {run['when']}, load {run['load_before'][0]:.2f} → {run['load_after'][0]:.2f}, "
-              f"{run['machine']['cpu']}, {run['machine']['cpus']} cpus, ASAN_OPTIONS "
-              f"'{run['runtime_options'].get('ASAN_OPTIONS', '')}'")
+    for name, side in (("before", before), ("after", after)):
+        for run in side.get("runs", [side]):
+            print(f"{name}: {run['when']}, load {run['load_before'][0]:.2f} → {run['load_after'][0]:.2f}, "
+                  f"{run['machine']['cpu']}, {run['machine']['cpus']} cpus, ASAN_OPTIONS "
+                  f"'{run['runtime_options'].get('ASAN_OPTIONS', '')}'")
+    for name, side in (("before", before), ("after", after)):
+        if "runs" in side:
+            print(f"{name}: medians of {len(side['runs'])} runs; exec/CPU-s lowest–highest: " + ", ".join(
+                f"{r['target']} {r['range'][0]:,}–{r['range'][1]:,}" for r in [side["ceiling"]] + side["targets"]))
     return 0
 
 
