@@ -102,34 +102,46 @@ def table(rows, ceiling, cpu_ceiling):
     return "\n".join(out)
 
 
+RESULT_KEYS = {"targets", "ceiling", "when", "load_before", "load_after", "machine", "runtime_options"}
+
+
 def load_results(paths):
     """One side of --compare: a fuzz-bench.json, or several (comma-separated) merged by their median.
-    Raises ValueError with the offending path for a file that is missing or not a fuzz-bench result."""
+    Raises ValueError with the offending path for a file that is missing or not a fuzz-bench result, and for
+    a side that mixes runs from empty corpora (--from-empty) with runs from corpora/."""
     runs = []
     for path in paths.split(","):
         try:
             run = json.loads(Path(path).read_text())
-            if not isinstance(run, dict) or not {"targets", "ceiling", "when"} <= run.keys():
-                raise ValueError("not a fuzz-bench result (no targets, ceiling or when)")
+            if not isinstance(run, dict) or not RESULT_KEYS <= run.keys():
+                raise ValueError("not a fuzz-bench result (it lacks " +
+                                 ", ".join(sorted(RESULT_KEYS - (run.keys() if isinstance(run, dict) else set()))) + ")")
         except (OSError, ValueError) as error:
             raise ValueError(f"{path}: {error}") from None
         runs.append(run)
     if len(runs) == 1:
         return runs[0]
+    if len({bool(run.get("from_empty")) for run in runs}) > 1:
+        raise ValueError(f"{paths}: some runs started from empty corpora and some from corpora/: not one side")
 
     def median_row(rows):
-        # Every numeric field the table shows, as the median over the runs that have the row (peak RSS: the
-        # largest); "range" keeps the lowest and highest exec/CPU-s, so the noise stays visible.
+        # Every numeric field the table shows, as the median over the runs that have the row and did not
+        # skip it (a --no-ceiling run has no ceiling; peak RSS: the largest); "range" keeps the lowest and
+        # highest exec/CPU-s and "samples" how many runs had it, so the noise and the gaps stay visible.
+        measured = [r for r in rows if not r.get("skipped")]
         merged = dict(rows[-1])
+        merged["skipped"] = not measured
+        if not measured:
+            return merged
         for key in ("exec_per_sec", "exec_per_cpu_sec", "edges", "features"):
-            merged[key] = int(statistics.median(r.get(key, 0) for r in rows))
-        merged["peak_rss_mb"] = max(r.get("peak_rss_mb", 0) for r in rows)
-        merged["range"] = (min(r.get("exec_per_cpu_sec", 0) for r in rows),
-                           max(r.get("exec_per_cpu_sec", 0) for r in rows))
-        merged["skipped"] = any(r.get("skipped") for r in rows)
+            merged[key] = int(statistics.median(r.get(key, 0) for r in measured))
+        merged["peak_rss_mb"] = max(r.get("peak_rss_mb", 0) for r in measured)
+        merged["range"] = (min(r.get("exec_per_cpu_sec", 0) for r in measured),
+                           max(r.get("exec_per_cpu_sec", 0) for r in measured))
+        merged["samples"] = len(measured)
         return merged
 
-    names = [r["target"] for r in runs[0]["targets"]]
+    names = list(dict.fromkeys(r["target"] for run in runs for r in run["targets"]))  # every run's, in order
     by_name = [{r["target"]: r for r in run["targets"]} for run in runs]
     merged = dict(runs[-1])
     merged["ceiling"] = median_row([run["ceiling"] for run in runs])
@@ -177,8 +189,11 @@ def compare(before_path, after_path):
                   f"'{run['runtime_options'].get('ASAN_OPTIONS', '')}'")
     for name, side in (("before", before), ("after", after)):
         if "runs" in side:
-            print(f"{name}: medians of {len(side['runs'])} runs; exec/CPU-s lowest–highest: " + ", ".join(
-                f"{r['target']} {r['range'][0]:,}–{r['range'][1]:,}" for r in [side["ceiling"]] + side["targets"]))
+            total = len(side["runs"])
+            print(f"{name}: medians of {total} runs; exec/CPU-s lowest–highest: " + ", ".join(
+                f"{r['target'] or CEILING} {r['range'][0]:,}–{r['range'][1]:,}" +
+                (f" ({r['samples']} of {total} runs)" if r["samples"] < total else "")
+                for r in [side["ceiling"]] + side["targets"] if "range" in r))
     return 0
 
 
