@@ -113,9 +113,10 @@ def load_results(paths):
     for path in paths.split(","):
         try:
             run = json.loads(Path(path).read_text())
-            if not isinstance(run, dict) or not RESULT_KEYS <= run.keys():
-                raise ValueError("not a fuzz-bench result (it lacks " +
-                                 ", ".join(sorted(RESULT_KEYS - (run.keys() if isinstance(run, dict) else set()))) + ")")
+            if not isinstance(run, dict):
+                raise ValueError("not a fuzz-bench result (not a JSON object)")
+            if RESULT_KEYS - run.keys():
+                raise ValueError(f"not a fuzz-bench result (it lacks {', '.join(sorted(RESULT_KEYS - run.keys()))})")
         except (OSError, ValueError) as error:
             raise ValueError(f"{path}: {error}") from None
         runs.append(run)
@@ -191,7 +192,7 @@ def compare(before_path, after_path):
         if "runs" in side:
             total = len(side["runs"])
             print(f"{name}: medians of {total} runs; exec/CPU-s lowest–highest: " + ", ".join(
-                f"{r['target'] or CEILING} {r['range'][0]:,}–{r['range'][1]:,}" +
+                f"{r['target']} {r['range'][0]:,}–{r['range'][1]:,}" +
                 (f" ({r['samples']} of {total} runs)" if r["samples"] < total else "")
                 for r in [side["ceiling"]] + side["targets"] if "range" in r))
     return 0
