@@ -5,6 +5,11 @@ JOBS ?= $(shell nproc)
 
 TIME ?= 60
 ENGINE ?= libfuzzer
+# The code under test (docs/core.md): serdiff (serialize/) or core (Bitcoin Core's source: CORE_SRC=DIR, a Core
+# checkout, or without it the pinned sdist fetched into build/core-source). CORE_SRC alone means SUBJECT=core.
+CORE_SRC ?=
+SUBJECT ?= $(if $(CORE_SRC),core,serdiff)
+SUBJECT_ARGS = --subject $(SUBJECT) --core-src "$(CORE_SRC)"
 TARGETS ?=
 MINIMIZE_SECONDS ?= 30
 TRIAGE_CHECK_TIME ?= 30
@@ -19,6 +24,7 @@ help:
 	@echo "make deps     install the Debian packages serdiff needs (idempotent)"
 	@echo "make clean    remove build/ (trees and venv), fuzz-out/ and bench-out/"
 	@echo "make fuzz     fuzz every target: TIME=60 (s per target) TARGETS='a b' ENGINE=libfuzzer|afl|hypothesis JOBS=nproc"
+	@echo "             SUBJECT=core [CORE_SRC=DIR] fuzzes Bitcoin Core's own code (a checkout, or the pinned sdist): docs/core.md"
 	@echo "             ENGINE='libfuzzer afl' runs both; crashes are minimized (MINIMIZE_SECONDS=30), deduplicated, explained"
 	@echo "make triage DIR=path [TARGET=name]   the same triage for crash files from elsewhere (OSS-Fuzz, CI, AFL++ dirs)"
 	@echo "make triage-check   a planted bug found by libFuzzer and AFL++ must triage to ONE finding (PLANTED=one bug, default varint_length_off_by_one; TRIAGE_FROM_NOTHING=1)"
@@ -59,11 +65,11 @@ ifeq ($(ENGINE),hypothesis)
 	@$(MAKE) --no-print-directory fuzz-hypothesis
 else
 	@python3 tools/fuzz/run.py fuzz --time $(TIME) --engine "$(ENGINE)" --jobs $(JOBS) --targets "$(TARGETS)" \
-	  --minimize-seconds $(MINIMIZE_SECONDS)
+	  --minimize-seconds $(MINIMIZE_SECONDS) $(SUBJECT_ARGS)
 endif
 
 fuzz-build: deps
-	@python3 tools/fuzz/run.py build --engine "$(ENGINE)" --jobs $(JOBS)
+	@python3 tools/fuzz/run.py build --engine "$(ENGINE)" --jobs $(JOBS) $(SUBJECT_ARGS)
 
 # Crash triage (docs/fuzzing.md): crash files from elsewhere (OSS-Fuzz, CI artifacts, AFL++ output dirs) replayed,
 # minimized, grouped by signature and explained with the build/fuzz-libfuzzer tree; TARGET= when paths don't name it.
@@ -72,8 +78,8 @@ TARGET ?=
 .PHONY: triage triage-check
 triage: deps
 	@test -n "$(DIR)" || { echo "usage: make triage DIR=<crash file or directory> [TARGET=<target>]"; exit 2; }
-	@python3 tools/fuzz/run.py build --engine libfuzzer --jobs $(JOBS) >/dev/null
-	@python3 tools/fuzz/triage.py $(if $(TARGET),--target $(TARGET)) --minimize-seconds $(MINIMIZE_SECONDS) $(DIR)
+	@python3 tools/fuzz/run.py build --engine libfuzzer --jobs $(JOBS) $(SUBJECT_ARGS) >/dev/null
+	@python3 tools/fuzz/triage.py $(if $(TARGET),--target $(TARGET)) --minimize-seconds $(MINIMIZE_SECONDS) $(SUBJECT_ARGS) $(DIR)
 
 # A planted bug fuzzed by libFuzzer and AFL++ at once must come out of make fuzz's triage as ONE minimized,
 # explained finding (build/triage-check, fuzz-out/triage-check; about 3 min plus a first build). Not in make test.
@@ -88,7 +94,7 @@ fuzz-bench: deps
 	@python3 tools/fuzz/bench.py --time $(FUZZ_BENCH_TIME) --jobs $(JOBS) --targets "$(TARGETS)"
 
 corpus-merge: deps
-	@python3 tools/fuzz/run.py merge --jobs $(JOBS) --targets "$(TARGETS)"
+	@python3 tools/fuzz/run.py merge --jobs $(JOBS) --targets "$(TARGETS)" $(SUBJECT_ARGS)
 
 corpora: build-asan
 	@build/asan/bin/serdiff_corpus_gen --out corpora

@@ -2,15 +2,15 @@
 #include "differential/compare.h"
 #include "differential/fuzz_input.h"
 #include "differential/reference/reference.h"
+#include "differential/subject.h"
 #include "fuzz_targets/registry.h"
-#include "serialize/codec.h"
 
 using namespace serdiff;
 
 SERDIFF_FUZZ_TARGET(compact_size, .max_len = 64, .codec = "compact_size")
 {
-    // Through both sides' codec tables (model/codec_table.h), the entries the CLI, the tests and Python use.
-    const model::CodecTable& optimized_side = optimized::codec_table();
+    // Through the subject's and the reference's codec tables (model/codec_table.h), the entries the CLI, the tests and Python use.
+    const model::CodecTable& optimized_side = subject::codec_table();
     const model::CodecTable& reference_side = reference::codec_table();
     for (const bool range_check : {true, false}) {
         // Labels are built only when a report is printed (differential::label_text).

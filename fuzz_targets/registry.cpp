@@ -9,6 +9,7 @@
 
 #include "differential/allocation_bound.h"
 #include "differential/compare.h"
+#include "differential/subject.h"
 
 // The allocation bound of every fuzz binary (libFuzzer, AFL++, replay): while a target runs (run_target; the
 // engines' own start-up tables are larger), no single allocation of serdiff's own code may exceed
@@ -67,10 +68,24 @@ Registration::Registration(const char* name, TargetFunction function, TargetOpti
     }
 }
 
+std::map<std::string, std::string, std::less<>>& absent_targets()
+{
+    static std::map<std::string, std::string, std::less<>> targets;
+    return targets;
+}
+
+AbsentRegistration::AbsentRegistration(const char* name, const char* reason) { absent_targets().emplace(name, reason); }
+
 const Target* find_target(std::string_view name)
 {
     const auto found = registry().find(name);
     if (found != registry().end()) return &found->second;
+    const auto absent = absent_targets().find(name);
+    if (absent != absent_targets().end()) {
+        std::fprintf(stderr, "serdiff fuzz: target '%.*s' is not built for the %s subject: %s\n",
+                     static_cast<int>(name.size()), name.data(), subject::name(), absent->second.c_str());
+        return nullptr;
+    }
     std::fprintf(stderr, "serdiff fuzz: unknown target '%.*s'; known targets:\n", static_cast<int>(name.size()),
                  name.data());
     for (const auto& [known, target] : registry()) std::fprintf(stderr, "  %s\n", known.c_str());
@@ -118,7 +133,13 @@ void list_targets(bool json)
                ", \"codec\": " + json_string(options.codec) +
                ", \"real_data_seeds\": " + (options.real_data_seeds ? "true" : "false") +
                ", \"afl_unsupported\": " + json_string(options.afl_unsupported) +
-               ", \"libfuzzer_flags\": " + json_string(options.libfuzzer_flags) + "}";
+               ", \"libfuzzer_flags\": " + json_string(options.libfuzzer_flags) +
+               ", \"subject\": " + json_string(subject::name()) + "}";
+    }
+    for (const auto& [name, reason] : absent_targets()) {
+        if (out.size() > 1) out += ",";
+        out += "\n  {\"name\": " + json_string(name) + ", \"subject\": " + json_string(subject::name()) +
+               ", \"absent\": " + json_string(reason) + "}";
     }
     std::printf("%s\n]\n", out.c_str());
 }

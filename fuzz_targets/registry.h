@@ -36,12 +36,20 @@ struct Registration {
     Registration(const char* name, TargetFunction function, TargetOptions options);
 };
 
+// A target this binary's subject does not build, with the reason (subjects/core/absent_targets.tsv, registered
+// by a generated file): `--list --json` lists it with "absent" so every tool can say why it is missing; it is
+// never run, and find_target names the reason.
+std::map<std::string, std::string, std::less<>>& absent_targets();
+struct AbsentRegistration {
+    AbsentRegistration(const char* name, const char* reason);
+};
+
 // The target named `name`, or nullptr (after printing the known names to stderr) when there is none.
 const Target* find_target(std::string_view name);
 // Runs `target` on `input`; an exception escaping a target is reported as a mismatch (and aborts).
 void run_target(std::string_view name, TargetFunction target, std::span<const uint8_t> input);
 // Prints every target name, one per line, to stdout; with `json`, one JSON array of every target and its
-// options instead.
+// options instead (each with the binary's "subject"), followed by the absent targets with their reasons.
 void list_targets(bool json);
 // True when argv holds `--json` (for `--list --json`).
 bool wants_json(int argc, char** argv);

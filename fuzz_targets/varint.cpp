@@ -2,8 +2,8 @@
 #include "differential/compare.h"
 #include "differential/fuzz_input.h"
 #include "differential/reference/reference.h"
+#include "differential/subject.h"
 #include "fuzz_targets/registry.h"
-#include "serialize/codec.h"
 
 using namespace serdiff;
 
@@ -20,8 +20,8 @@ uint64_t kind_maximum(model::IntKind kind)
 
 SERDIFF_FUZZ_TARGET(varint, .max_len = 64, .codec = "varint")
 {
-    // Through both sides' codec tables (model/codec_table.h), the entries the CLI, the tests and Python use.
-    const model::CodecTable& optimized_side = optimized::codec_table();
+    // Through the subject's and the reference's codec tables (model/codec_table.h), the entries the CLI, the tests and Python use.
+    const model::CodecTable& optimized_side = subject::codec_table();
     const model::CodecTable& reference_side = reference::codec_table();
     differential::FuzzInput fuzz(input);
     const uint64_t raw_value = fuzz.integral<uint64_t>();

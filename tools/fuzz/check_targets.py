@@ -4,9 +4,12 @@
   - every type of the codec table (model/codec_table.h, `--list-types`) is covered by a target (its `codec`
     option);
   - no codec is claimed twice, and no target claims a codec that does not exist;
-  - every registered target has committed seeds in corpora/<target>/ and a sane max_len.
+  - every registered target has committed seeds in corpora/<target>/ and a sane max_len;
+  - with --same-targets-as OTHER (a binary of another subject): every target of OTHER is built here or listed
+    as absent with a reason (subjects/core/absent_targets.tsv), and nothing absent is unknown to OTHER.
 
   tools/fuzz/check_targets.py build/asan/bin/serdiff_fuzz_replay
+  tools/fuzz/check_targets.py build/asan/bin/core_fuzz_replay --same-targets-as build/asan/bin/serdiff_fuzz_replay
 """
 import os
 import subprocess
@@ -20,10 +23,22 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 4) or (len(sys.argv) == 4 and sys.argv[2] != "--same-targets-as"):
         sys.exit(__doc__)
     targets = run.target_options(sys.argv[1])
     problems = []
+    if len(sys.argv) == 4:
+        absent = run.absent_targets(sys.argv[1])
+        other = run.target_options(sys.argv[3])
+        for name in sorted(other):
+            if name not in targets and name not in absent:
+                problems.append(f"target {name} of {sys.argv[3]} is neither built nor listed as absent")
+        for name, reason in sorted(absent.items()):
+            if name not in other:
+                problems.append(f"absent target {name} is not a target of {sys.argv[3]}")
+            if not reason.strip():
+                problems.append(f"absent target {name} gives no reason")
+        print(f"check_targets: {len(targets)} built, {len(absent)} absent with a reason, of {len(other)}")
     codecs = subprocess.run([sys.argv[1], "--list-types"], check=True, capture_output=True, text=True,
                             env={**os.environ, "FUZZ": ""}).stdout.split()
     if not codecs:

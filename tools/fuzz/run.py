@@ -6,6 +6,7 @@ final table, then triages the crashes (tools/fuzz/triage.py: minimized, deduplic
   tools/fuzz/run.py fuzz  [--time 60] [--targets a,b] [--engine libfuzzer|afl|libfuzzer,afl] [--jobs N]
   tools/fuzz/run.py merge [--targets a,b] [--jobs N]
   tools/fuzz/run.py build [--engine libfuzzer|afl]
+Every command takes --subject serdiff|core and --core-src DIR (tools/fuzz/subject.py, docs/core.md).
 """
 import argparse
 import concurrent.futures
@@ -23,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import provenance  # noqa: E402
+import subject  # noqa: E402  (which code is under test: serdiff's or Bitcoin Core's)
 import triage  # noqa: E402  (crash triage: replay, minimize, deduplicate, explain)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,16 +44,21 @@ def build_dir(engine):
 
 
 def build(engine, jobs, extra_targets=()):
-    """Configures build/fuzz-<engine> (clang-19, ASan+UBSan, engine instrumentation) and builds it."""
+    """Configures build/fuzz-<engine> (clang-19, ASan+UBSan, engine instrumentation) and builds the current
+    subject's binaries in it (<subject>_fuzz_<engine>, <subject>_fuzz_replay)."""
     directory = build_dir(engine)
-    log(f"fuzz: building {engine} binaries in {directory.relative_to(ROOT)} ...")
-    subprocess.run(["cmake", "-S", str(ROOT), "-B", str(directory), "-G", "Ninja",
-                    "-DCMAKE_C_COMPILER=clang-19", "-DCMAKE_CXX_COMPILER=clang++-19",
-                    "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DSERDIFF_SANITIZERS=address,undefined",
-                    f"-DSERDIFF_FUZZ_ENGINE={engine}", "-DSERDIFF_BUILD_TESTS=OFF"],
-                   check=True, stdout=subprocess.DEVNULL)
+    log(f"fuzz: building {engine} binaries for {subject.describe()} in {directory.relative_to(ROOT)} ...")
+    configured = subprocess.run(["cmake", "-S", str(ROOT), "-B", str(directory), "-G", "Ninja",
+                                 "-DCMAKE_C_COMPILER=clang-19", "-DCMAKE_CXX_COMPILER=clang++-19",
+                                 "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DSERDIFF_SANITIZERS=address,undefined",
+                                 f"-DSERDIFF_FUZZ_ENGINE={engine}", "-DSERDIFF_BUILD_TESTS=OFF",
+                                 *subject.cmake_arguments()],
+                                stdout=subprocess.DEVNULL)
+    if configured.returncode != 0:
+        sys.exit(f"fuzz: configuring {directory.relative_to(ROOT)} failed (messages above)")
     subprocess.run(["cmake", "--build", str(directory), "-j", str(jobs), "--target",
-                    f"serdiff_fuzz_{engine}", "serdiff_fuzz_replay", "serdiff_corpus_gen", *extra_targets], check=True)
+                    subject.binary_name(engine), subject.binary_name("replay"), "serdiff_corpus_gen",
+                    *extra_targets], check=True)
     return directory / "bin"
 
 
@@ -72,14 +79,27 @@ def target_options(binary):
     """Every registered target's options, as the binary prints them (SERDIFF_FUZZ_TARGET in fuzz_targets/)."""
     listing = subprocess.run([str(binary), "--list", "--json"], check=True, capture_output=True, text=True,
                              env={**os.environ, "FUZZ": ""}).stdout
-    return {entry["name"]: entry for entry in json.loads(listing)}
+    return {entry["name"]: entry for entry in json.loads(listing) if "absent" not in entry}
+
+
+def absent_targets(binary):
+    """The targets the binary's subject does not build, with the reason (subjects/core/absent_targets.tsv)."""
+    listing = subprocess.run([str(binary), "--list", "--json"], check=True, capture_output=True, text=True,
+                             env={**os.environ, "FUZZ": ""}).stdout
+    return {entry["name"]: entry["absent"] for entry in json.loads(listing) if "absent" in entry}
 
 
 def list_targets(binary, wanted):
     """The wanted targets' options (all targets when none is named), in the binary's order."""
     options = target_options(binary)
+    absent = absent_targets(binary)
     if not wanted:
+        for name, reason in absent.items():
+            log(f"fuzz: {name}: not built for the {subject.current()} subject: {reason}")
         return list(options.values())
+    for name in wanted:
+        if name in absent:
+            sys.exit(f"fuzz: target {name} is not built for the {subject.current()} subject: {absent[name]}")
     unknown = [name for name in wanted if name not in options]
     if unknown:
         sys.exit(f"fuzz: unknown target(s) {', '.join(unknown)}; known: {' '.join(options)}")
@@ -172,7 +192,7 @@ class Run:
         self.status = "done"
 
     def run_libfuzzer(self):
-        command = [str(self.bin_dir / "serdiff_fuzz_libfuzzer"), f"-max_total_time={self.seconds}",
+        command = [str(self.bin_dir / subject.binary_name("libfuzzer")), f"-max_total_time={self.seconds}",
                    f"-rss_limit_mb={RSS_LIMIT_MB}", f"-max_len={self.max_len}", "-timeout=30",
                    "-print_final_stats=1", f"-artifact_prefix={self.crashes}/"]
         if self.dictionary.exists():
@@ -209,7 +229,7 @@ class Run:
                    "-t", "5000"]
         if self.dictionary.exists():
             command += ["-x", str(self.dictionary)]
-        command += ["--", str(self.bin_dir / "serdiff_fuzz_afl")]
+        command += ["--", str(self.bin_dir / subject.binary_name("afl"))]
         environment = {**self.environment(), "AFL_SKIP_CPUFREQ": "1", "AFL_NO_UI": "1", "AFL_NO_AFFINITY": "1",
                        "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES": "1", "AFL_FORKSRV_INIT_TMOUT": "60000",
                        "AFL_SKIP_CRASHES": "1"}  # a crashing seed is skipped, logged, harvested below
@@ -258,7 +278,7 @@ class Run:
                 self.peak_rss_mb = max(self.peak_rss_mb, int(stats.get("peak_rss_mb", 0) or 0))
 
     def replay_command(self, crash):
-        return (f"{(self.bin_dir / 'serdiff_fuzz_replay').relative_to(ROOT)} --target {self.target} "
+        return (f"{(self.bin_dir / subject.binary_name('replay')).relative_to(ROOT)} --target {self.target} "
                 f"{(self.crashes / crash).relative_to(ROOT)}")
 
 
@@ -357,7 +377,7 @@ def triage_runs(runs, minimize_seconds):
 def write_summary(runs, findings, path):
     """fuzz-out/summary.json: per target × engine the numbers of the table, exec/s and RSS over time, and the
     unique findings (what a long soak records)."""
-    summary = {"runs": [{"target": r.target, "engine": r.engine, "seconds": r.seconds, "skipped": r.skipped or None,
+    summary = {"subject": subject.current(), "core_src": subject.core_src() or None, "runs": [{"target": r.target, "engine": r.engine, "seconds": r.seconds, "skipped": r.skipped or None,
                          "execs": r.execs, "exec_per_s": r.exec_rate, "coverage": r.coverage,
                          "corpus_before": r.corpus_before, "corpus_after": r.corpus_after,
                          "peak_rss_mb": r.peak_rss_mb, "crashes": r.new_crashes, "from_seeds": r.from_seeds,
@@ -373,7 +393,7 @@ def fuzz(arguments):
     runs = []
     for engine in arguments.engines:
         bin_dir = build(engine, arguments.jobs)
-        targets = list_targets(bin_dir / f"serdiff_fuzz_{engine}", arguments.targets)
+        targets = list_targets(bin_dir / subject.binary_name(engine), arguments.targets)
         seeds_dir = shared_seeds(bin_dir)
         runs += [Run(options, engine, bin_dir, arguments.time, seeds_dir) for options in targets]
     log(f"fuzz: {len(runs)} run(s) (target × engine) × {arguments.time} s with {', '.join(arguments.engines)}, "
@@ -403,7 +423,7 @@ def merge(arguments):
     hold a piece of ../shared/data (tools/fuzz/provenance.py): an input grown from a real-data seed is never
     committed. They are set aside before libFuzzer merges, so a clean input with the same coverage still can be."""
     bin_dir = build("libfuzzer", arguments.jobs)
-    binary = bin_dir / "serdiff_fuzz_libfuzzer"
+    binary = bin_dir / subject.binary_name("libfuzzer")
     targets = list_targets(binary, arguments.targets)
     index = provenance.Index(SHARED_DATA) if (SHARED_DATA / "blocks").is_dir() else None
     if index is None:
@@ -451,7 +471,11 @@ def main():
     parser.add_argument("--minimize-seconds", type=int, default=triage.DEFAULT_MINIMIZE_SECONDS,
                         help="time budget per crash minimization in the triage (0: none)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="targets fuzzed at once")
+    subject.add_arguments(parser)
     arguments = parser.parse_args()
+    global OUT
+    if subject.select(arguments.subject, arguments.core_src) == "core":
+        OUT = ROOT / "fuzz-out" / "core"  # the Core subject's findings apart from the serdiff subject's
     arguments.targets = [t for t in re.split(r"[,\s]+", arguments.targets) if t]
     arguments.jobs = max(1, arguments.jobs)
     arguments.engines = [e for e in re.split(r"[,\s]+", arguments.engine) if e]
@@ -464,7 +488,7 @@ def main():
         value = target_options(binary)[target][field]
         print(str(value).lower() if isinstance(value, bool) else value)
         return 0
-    OUT.mkdir(exist_ok=True)
+    OUT.mkdir(parents=True, exist_ok=True)
     if arguments.command == "build":
         for engine in arguments.engines:
             build(engine, arguments.jobs)

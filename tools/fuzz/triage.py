@@ -31,6 +31,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import subject  # noqa: E402  (the binaries' names: <subject>_fuzz_*)
+
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_MINIMIZE_SECONDS = 30
 REPLAY_TIMEOUT_SECONDS = 120
@@ -216,10 +219,10 @@ class Tools:
         self.engine_binaries = {}
         for engine in ("libfuzzer", "afl"):
             directory = Path(dirs.get(engine, self.bin_dir)).resolve()
-            binary = directory / f"serdiff_fuzz_{engine}"
+            binary = directory / subject.binary_name(engine)
             if binary.exists():
                 self.engine_binaries[engine] = binary
-        self.replay = self.bin_dir / "serdiff_fuzz_replay"
+        self.replay = self.bin_dir / subject.binary_name("replay")
         if not self.replay.exists():
             sys.exit(f"triage: no replay driver at {self.replay} (build it: make fuzz-build)")
         self._cli = None
@@ -545,11 +548,13 @@ def main():
     parser.add_argument("paths", nargs="+", help="crash files or directories to search")
     parser.add_argument("--target", default=None, help="the target of every crash (default: guessed from paths)")
     parser.add_argument("--bin-dir", default=str(ROOT / "build" / "fuzz-libfuzzer" / "bin"),
-                        help="build tree bin/ with serdiff_fuzz_replay (and serdiff_fuzz_<engine>, serdiff)")
+                        help="build tree bin/ with <subject>_fuzz_replay (and <subject>_fuzz_<engine>, serdiff)")
+    subject.add_arguments(parser)
     parser.add_argument("--minimize-seconds", type=int, default=DEFAULT_MINIMIZE_SECONDS,
                         help="time budget per minimization (0: do not minimize)")
     parser.add_argument("--out", default=str(ROOT / "fuzz-out" / "triage"), help="where findings are saved")
     arguments = parser.parse_args()
+    subject.select(arguments.subject, arguments.core_src)
     tools = Tools(arguments.bin_dir)
     targets = tools.options()
     if arguments.target and arguments.target not in targets:

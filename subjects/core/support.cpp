@@ -1,0 +1,54 @@
+// The few definitions Core's serialization files need from the rest of its node, provided by the harness so
+// that no more of Core than its serialization code is built (docs/core.md "What is built").
+#include <cstdio>
+#include <cstdlib>
+#include <source_location>
+#include <string_view>
+
+#include <secp256k1.h>
+
+#include <pubkey.h>
+#include <util/fs_helpers.h>
+#include <util/log.h>
+
+// AutoFile::Commit and AutoFile::Truncate call these; no target commits or truncates through AutoFile.
+bool FileCommit(FILE* file) { return std::fflush(file) == 0; }
+bool TruncateFile(FILE*, unsigned int) { return false; }
+
+namespace util::log {
+// AutoFile's destructor logs a failed close: the harness compares the close itself, so the log line is dropped.
+bool ShouldLog(Category, Level) { return false; }
+void Log(Entry) {}
+}  // namespace util::log
+
+// Core's Assume/Assert failure: a broken invariant in Core's code is a finding, so it aborts like any mismatch.
+void assertion_fail(const std::source_location& location, std::string_view assertion)
+{
+    std::fprintf(stderr, "Bitcoin Core assertion failed: %s:%u %s: %.*s\n", location.file_name(),
+                 static_cast<unsigned>(location.line()), location.function_name(), static_cast<int>(assertion.size()),
+                 assertion.data());
+    std::abort();
+}
+
+// compressor.cpp's two uses of an EC key, written against libsecp256k1's public API (Debian's library, the one
+// serdiff's crypto/ uses) instead of building Core's pubkey.cpp and its bundled libsecp256k1 (whose symbols
+// would clash with that library's in one binary). Same contract: parse the key as it is; Decompress() re-encodes
+// it uncompressed.
+bool CPubKey::IsFullyValid() const
+{
+    if (!IsValid()) return false;
+    secp256k1_pubkey point;
+    return secp256k1_ec_pubkey_parse(secp256k1_context_static, &point, vch, size()) == 1;
+}
+
+bool CPubKey::Decompress()
+{
+    if (!IsValid()) return false;
+    secp256k1_pubkey point;
+    if (!secp256k1_ec_pubkey_parse(secp256k1_context_static, &point, vch, size())) return false;
+    unsigned char uncompressed[SIZE];
+    size_t length = SIZE;
+    secp256k1_ec_pubkey_serialize(secp256k1_context_static, uncompressed, &length, &point, SECP256K1_EC_UNCOMPRESSED);
+    Set(uncompressed, uncompressed + length);
+    return true;
+}

@@ -1,0 +1,59 @@
+"""The subject under test a fuzz tool works on (differential/subject.h, docs/core.md): "serdiff", serdiff's own
+optimized serializer (serialize/), or "core", Bitcoin Core's own source from CORE_SRC or the pinned sdist.
+Chosen with --subject/--core-src (make SUBJECT= CORE_SRC=); select() puts the choice in the environment, so the
+tools a tool starts (triage, the planted-bug and mutation runners) work on the same subject."""
+import os
+import sys
+from pathlib import Path
+
+SUBJECTS = ("serdiff", "core")
+
+
+def current():
+    return os.environ.get("SERDIFF_SUBJECT") or "serdiff"
+
+
+def core_src():
+    return os.environ.get("SERDIFF_CORE_SRC", "")
+
+
+def add_arguments(parser):
+    parser.add_argument("--subject", default=None, choices=SUBJECTS,
+                        help="the code under test: serdiff (default) or core (Bitcoin Core's source)")
+    parser.add_argument("--core-src", default=None, metavar="DIR",
+                        help="with --subject core: a Bitcoin Core tree (default: the pinned sdist, fetched)")
+
+
+def select(subject, core_source):
+    """Validates and records the choice (None: keep what the environment says). Exits 2 on a bad one."""
+    subject = subject or current()
+    core_source = core_source if core_source is not None else core_src()
+    if core_source:
+        if subject != "core":
+            sys.exit("error: CORE_SRC names a Bitcoin Core tree, which only SUBJECT=core builds")
+        tree = Path(core_source).expanduser().resolve()
+        if not (tree / "src" / "serialize.h").is_file() or not (tree / "src" / "streams.cpp").is_file():
+            sys.exit(f"error: CORE_SRC={core_source} is not a Bitcoin Core tree (no src/serialize.h and "
+                     f"src/streams.cpp)")
+        core_source = str(tree)
+    os.environ["SERDIFF_SUBJECT"] = subject
+    os.environ["SERDIFF_CORE_SRC"] = core_source
+    return subject
+
+
+def binary_name(kind, subject=None):
+    """The file name of a fuzz binary: serdiff_fuzz_libfuzzer, core_fuzz_replay, ..."""
+    return f"{subject or current()}_fuzz_{kind}"
+
+
+def cmake_arguments():
+    """What a fuzz build tree is configured with for the current subject (the serdiff subject always builds)."""
+    if current() != "core":
+        return []
+    return ["-DSERDIFF_SUBJECTS=serdiff;core", f"-DSERDIFF_CORE_SRC={core_src()}"]
+
+
+def describe():
+    if current() != "core":
+        return "the serdiff subject (serialize/)"
+    return f"the Core subject ({core_src() or 'the pinned py-bitcoinkernel sdist'})"
