@@ -13,7 +13,9 @@ the real binaries:
       --option appears in the help of serdiff or of that command;
   (d) every fuzz target a doc names is in the fuzz binary's `--list --json`: TARGETS=/TARGET=/FUZZ= values,
       --target/--targets arguments, corpora/<target> paths, and the cells of table columns headed "target".
-The notes under docs/notes/ are history, kept as they were written: only their links are checked (a, c and d
+Reference pages also stay short and current: README.md at most 150 lines, every other page (not CHANGELOG.md)
+at most 300, no heading with a date or "(third)" in it, and no "issue N" (a tracker's number) anywhere. The notes under
+docs/notes/ are history, kept as they were written: only their links and issue numbers are checked (a, c and d
 would make them rewrite what was run then).
 
 Each problem is printed as file:line: message; the exit status is 1 when there is any, 2 on bad usage.
@@ -35,6 +37,7 @@ ENV_ALLOWED = {
     "ASAN_OPTIONS": "read by the sanitizer runtime of every binary make runs (docs/fuzzing.md, sanitizer policy)",
     "SERDIFF_DATA_DIR": "read from the environment by CMake, tools/fuzz/run.py and the CI jobs (README)",
 }
+README_LINES, PAGE_LINES = 150, 300  # a newcomer's ten minutes
 PLACEHOLDER = re.compile(r"[<>…]|\.\.\.|^[A-Z][A-Z_]*$")  # <target>, ..., TYPE: not names to check
 
 
@@ -216,8 +219,20 @@ class Checker:
     def check(self, doc, history):
         self.counts["files"] += 1
         self.check_links(doc)
+        for line, text in doc.prose:
+            if re.search(r"\b[Ii]ssues? \d+", re.sub(r"`[^`]*`|\]\([^)]*\)|[\w-]+/[\w.-]+#\d+", "", text)):
+                self.problem(doc, line, "a tracker issue number: say what the change was instead")
         if history:
             return
+        limit = README_LINES if doc.rel == "README.md" else PAGE_LINES
+        length = len(doc.lines) - (1 if doc.lines and doc.lines[-1] == "" else 0)
+        if doc.rel != "CHANGELOG.md" and length > limit:
+            self.problem(doc, limit + 1, f"{length} lines: a reference page keeps to {limit} (history goes to docs/notes/)")
+        for line, text in doc.prose:
+            heading = re.match(r"^#{1,6}\s+(.*)", text)
+            if heading and doc.rel != "CHANGELOG.md" and re.search(r"\b20\d\d-\d\d-\d\d\b|\((?:second|third|fourth|fifth|later|again)\)",
+                                     heading.group(1)):
+                self.problem(doc, line, "a dated section in a reference page: move it to docs/notes/YYYY-MM-DD-topic.md")
         for line, text in doc.code:
             self.check_code(doc, line, text)
         self.check_tables(doc)
