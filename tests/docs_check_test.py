@@ -83,6 +83,10 @@ class DocsCheck(unittest.TestCase):
         self.edit("README.md", "serdiff blockfile scan --verify", "serdiff blockfile scan --verify-all")
         self.assert_fails("README.md:", "serdiff blockfile: option --verify-all is not in its --help")
 
+    def test_serdiff_option_in_a_synopsis(self):
+        self.edit("README.md", "[--impl optimized|reference|both|all] [--hex HEX", "[--impl optimized|reference|both|all] [--hexa HEX")
+        self.assert_fails("README.md:", "serdiff inspect: option --hexa is not in its --help")
+
     def test_serdiff_command_the_cli_lacks(self):
         self.edit("README.md", "serdiff blockfile import", "serdiff blockfile ingest")
         self.assert_fails("README.md:", "'ingest' does not appear in serdiff blockfile --help")

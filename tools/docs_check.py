@@ -265,7 +265,9 @@ class Checker:
             words = split_command(text[match.end():])
             self.check_make(doc, line, env, words)
         for match in re.finditer(r"(?:^|(?<=[\s;&|(/]))serdiff\s+([a-z][\w-]*)", text):
-            self.check_serdiff(doc, line, match.group(1), split_command(text[match.end():]))
+            # Up to a comment or the next command; a synopsis' [--a x|y] [--b] stays in (its | is not a pipe).
+            rest = re.split(r"\s#|;|&&|\|\||\s\|\s", text[match.end():], maxsplit=1)[0]
+            self.check_serdiff(doc, line, match.group(1), rest)
         self.check_target_mentions(doc, line, text)
 
     def check_make(self, doc, line, env, words):
@@ -294,18 +296,13 @@ class Checker:
                                     f"(commands: {' '.join(sorted(self.cli.commands))})")
             return
         allowed = self.cli.options[None] | self.cli.options.get(command, set())
-        first = True
-        for word in rest:
-            if word.startswith("-") and word != "-":
-                option = word.split("=", 1)[0]
-                if re.fullmatch(r"--?[a-z][\w-]*", option) and option not in allowed:
-                    self.problem(doc, line, f"serdiff {command}: option {option} is not in its --help")
-                first = False
-            elif first:
-                first = False
-                if re.fullmatch(r"[a-z][\w-]*", word) and word not in self.cli.words(command):
-                    self.problem(doc, line, f"serdiff {command} {word}: '{word}' does not appear in "
-                                            f"serdiff {command} --help")
+        for option in re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", rest):
+            if option not in allowed:
+                self.problem(doc, line, f"serdiff {command}: option {option} is not in its --help")
+        words = rest.split()
+        first = words[0].strip("[]()") if words else ""
+        if re.fullmatch(r"[a-z][\w-]*", first) and first not in self.cli.words(command):
+            self.problem(doc, line, f"serdiff {command} {first}: '{first}' does not appear in serdiff {command} --help")
 
     def check_target(self, doc, line, name, where):
         if PLACEHOLDER.search(name) or not re.fullmatch(r"[a-z][a-z0-9_]*", name):
