@@ -154,9 +154,9 @@ class Makefile:
         return name in self.targets or any(pattern.match(name) for pattern in self.patterns)
 
 
-def run(command):
+def run(command, stdout_only=False):
     result = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "FUZZ": ""}, timeout=120)
-    return result.returncode, result.stdout + result.stderr
+    return result.returncode, result.stdout if stdout_only else result.stdout + result.stderr
 
 
 class Cli:
@@ -353,10 +353,11 @@ def main():
     args = parser.parse_args()
     root = args.root.resolve()
 
-    code, listing = run([args.fuzz_binary, "--list", "--json"])
-    if code != 0:
-        sys.exit(f"docs_check: {args.fuzz_binary} --list --json exited {code}:\n{listing}")
-    fuzz_targets = {entry["name"] for entry in json.loads(listing[listing.index("["):])}
+    code, listing = run([args.fuzz_binary, "--list", "--json"], stdout_only=True)
+    try:
+        fuzz_targets = {entry["name"] for entry in json.loads(listing)}
+    except (ValueError, TypeError, KeyError) as error:
+        sys.exit(f"docs_check: {args.fuzz_binary} --list --json (exit {code}) is not a list of targets: {error}")
     checker = Checker(root, Cli(args.serdiff), fuzz_targets, Makefile(root / "Makefile"))
 
     paths = [root / "README.md", root / "CHANGELOG.md", *sorted((root / "docs").rglob("*.md"))]
