@@ -71,7 +71,7 @@ endif
 fuzz-build: deps
 	@python3 tools/fuzz/run.py build --engine "$(ENGINE)" --jobs $(JOBS) $(SUBJECT_ARGS)
 
-# Crash triage (docs/fuzzing.md): crash files from elsewhere (OSS-Fuzz, CI artifacts, AFL++ output dirs) replayed,
+# Crash triage (docs/triage.md): crash files from elsewhere (OSS-Fuzz, CI artifacts, AFL++ output dirs) replayed,
 # minimized, grouped by signature and explained with the build/fuzz-libfuzzer tree; TARGET= when paths don't name it.
 DIR ?=
 TARGET ?=
@@ -99,7 +99,7 @@ corpus-merge: deps
 corpora: build-asan
 	@build/asan/bin/serdiff_corpus_gen --out corpora
 
-# Planted bugs (tests/planted/bugs.tsv, docs/fuzzing.md). PLANTED names the bugs for every planted-bug command
+# Planted bugs (tests/planted/bugs.tsv, docs/planted.md). PLANTED names the bugs for every planted-bug command
 # (test-planted, ci-planted: a list, default all of theirs; python-planted-bug: one). test-planted builds each
 # bug whose detector is a fuzz target into build/planted and hunts it for at most PLANTED_BUDGET seconds; a
 # table of times to detection; fails if one is missed. Not part of make test.
@@ -113,7 +113,7 @@ test-planted: deps
 	  $(if $(PLANTED_FROM_NOTHING),--from-nothing)
 
 # Which OPTIMIZATIONS.md fast-path lines the committed corpora reach: clang source coverage of the replay
-# driver over every corpus (build/coverage), the llvm-cov report and the per-row table (docs/fuzzing.md).
+# driver over every corpus (build/coverage), the llvm-cov report and the per-row table (docs/planted.md).
 coverage: deps
 	@python3 tools/fuzz/coverage.py --jobs $(JOBS)
 

@@ -1,5 +1,5 @@
 // Operation programs against the optimized and reference file layers (targets buffered_writer,
-// buffered_reader, block_store); byte formats in docs/fuzzing.md ("File-layer programs").
+// buffered_reader, block_store); byte formats in docs/targets.md ("Program formats").
 #pragma once
 
 #include <cstddef>
@@ -17,7 +17,7 @@ inline constexpr size_t kMaxRecordFileEdits = 4;
 inline constexpr size_t kMaxRawRecordPayload = 4096;
 inline constexpr size_t kMaxRecordGeneratedBytes = 16 * 1024;  // script/witness bytes of generated records
 
-// Span/ignore length bytes of the buffered_writer and buffered_reader programs (docs/fuzzing.md): t < 8 an
+// Span/ignore length bytes of the buffered_writer and buffered_reader programs (docs/targets.md): t < 8 an
 // edge of the buffer size; t ≥ kFirstLargeLengthByte one of kLargeLengths, around the 4096-byte chunks in
 // which optimized::AutoFile obfuscates a keyed write and skips an ignore(); else t − 8.
 inline constexpr uint8_t kFirstLargeLengthByte = 0xf8;

@@ -1,6 +1,6 @@
 // Typed stream programs (target primitive_stream): one list of typed operations written to every optimized
 // writer and the reference Writer, then read back, possibly as other types, through every optimized reader
-// and the reference Reader. The byte format is documented in docs/fuzzing.md ("primitive_stream programs").
+// and the reference Reader. The byte format is documented in docs/targets.md ("Program formats").
 #pragma once
 
 #include <array>

@@ -219,7 +219,7 @@ private:
 // One input's witness: a stack of byte strings (items). As in rust-bitcoin, the items are kept in their
 // wire form, back to back in one buffer: each item's CompactSize length, then its bytes. One allocation per
 // stack however many items it holds; an encoder writes the buffer in one piece and the encoded size is
-// known without visiting the items (docs/bench.md "Model layout"). Items are found by walking the length
+// known without visiting the items (docs/notes/2026-11-24-witness-stack-layout.md). Items are found by walking the length
 // prefixes: iteration is linear, item(i) walks i items. This length prefix is the only encoding the model
 // knows; the reference never reads it (it writes each item with its own CompactSize), so the fuzz targets
 // still compare two encoders. An item is a span into the buffer, valid until the stack changes.

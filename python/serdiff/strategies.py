@@ -268,7 +268,7 @@ def read_programs() -> st.SearchStrategy[tuple]:
     return st.lists(step, max_size=10).map(tuple)
 
 
-# The primitive_stream fuzz target's opcodes (differential/stream_program.h, docs/fuzzing.md), in enum order.
+# The primitive_stream fuzz target's opcodes (differential/stream_program.h, docs/targets.md), in enum order.
 FUZZ_STREAM_OPERATIONS = ("u8", "u16", "u32", "u64", "u16be", "u32be", "u64be", "i8", "i16", "i32", "i64",
                           "custom_width", "bool", "compact_size", "varint", "raw_bytes", "byte_vector", "string",
                           "limited_string", "prevector", "integer_vector", "byte_array", "integer_array", "pair",

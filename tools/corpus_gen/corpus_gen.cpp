@@ -274,7 +274,7 @@ void generate_size_computer()
 
 // ---------------------------------------------------------------------------------------------
 // Program seeds (primitive_stream, obfuscation, buffered_writer, buffered_reader, block_store), written in
-// the grammar of differential/program_input.h; each parser's byte layout is in docs/fuzzing.md.
+// the grammar of differential/program_input.h; each parser's byte layout is in docs/targets.md.
 
 using serdiff::differential::buffer_relative_length;
 using serdiff::differential::kFirstLargeLengthByte;

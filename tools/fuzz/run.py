@@ -30,7 +30,7 @@ import triage  # noqa: E402  (crash triage: replay, minimize, deduplicate, expla
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "fuzz-out"
 SHARED_DATA = provenance.SHARED_DATA  # ../shared/data, or $SERDIFF_DATA_DIR
-RSS_LIMIT_MB = 2048          # no target may exceed 2 GiB RSS (docs/fuzzing.md)
+RSS_LIMIT_MB = 2048          # no target may exceed 2 GiB RSS (docs/targets.md, "Bounds")
 AFL_MAX_SEED_BYTES = 1 << 20  # afl-fuzz refuses larger test cases
 PROGRESS_SECONDS = 10
 
