@@ -32,6 +32,7 @@ help:
 	@echo "make corpus-merge   add fuzz-out/corpus inputs with new coverage to corpora/ (libFuzzer -merge=1)"
 	@echo "make corpora  regenerate the committed seeds and dictionaries (tools/corpus_gen)"
 	@echo "make test-planted   build each planted bug and show its fuzz target finds it (PLANTED='a b', PLANTED_BUDGET=120 s)"
+	@echo "             SUBJECT=core [CORE_SRC=DIR]: the defects planted in Bitcoin Core's own files (tests/planted/core/)"
 	@echo "make mutate   mutation analysis of serialize/: FILES='serialize/x.h' SAMPLE=N SEED=1 TIME=60 JOBS=1 RESUME=1 REFRESH_COVERAGE=1 RERUN_SURVIVORS=1 RERUN='file#n' UNIT=1 ONLY='file#n' (docs/mutation.md)"
 	@echo "make coverage the fast-path lines (OPTIMIZATIONS.md rows) the corpora reach, via llvm-cov"
 	@echo "make bench    benchmarks on the mainnet blocks: table + bench-out/results.json (docs/bench.md)"
@@ -102,7 +103,8 @@ corpora: build-asan
 # Planted bugs (tests/planted/bugs.tsv, docs/planted.md). PLANTED names the bugs for every planted-bug command
 # (test-planted, ci-planted: a list, default all of theirs; python-planted-bug: one). test-planted builds each
 # bug whose detector is a fuzz target into build/planted and hunts it for at most PLANTED_BUDGET seconds; a
-# table of times to detection; fails if one is missed. Not part of make test.
+# table of times to detection; fails if one is missed. Not part of make test. SUBJECT=core [CORE_SRC=DIR] plants
+# the defects of tests/planted/core/ (patches to Core's own files) in copies of the Core tree instead.
 PLANTED ?=
 PLANTED_BUDGET ?= 120
 # PLANTED_FROM_NOTHING=1 also hunts each bug from an empty corpus (no seeds) for the same budget.
@@ -110,7 +112,7 @@ PLANTED_FROM_NOTHING ?=
 .PHONY: test-planted coverage
 test-planted: deps
 	@python3 tools/fuzz/planted.py run --budget $(PLANTED_BUDGET) --bugs "$(PLANTED)" --jobs $(JOBS) \
-	  $(if $(PLANTED_FROM_NOTHING),--from-nothing)
+	  $(if $(PLANTED_FROM_NOTHING),--from-nothing) $(SUBJECT_ARGS)
 
 # Which OPTIMIZATIONS.md fast-path lines the committed corpora reach: clang source coverage of the replay
 # driver over every corpus (build/coverage), the llvm-cov report and the per-row table (docs/planted.md).

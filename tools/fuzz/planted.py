@@ -7,10 +7,20 @@ side, so only that recompiles), build the engine binary,
 fuzz the target from its committed seeds until the first crash or the budget, and print a table
 bug → target → detected? → seconds / execs to detection. Exit status 1 when a bug was missed.
 
-  tools/fuzz/planted.py run [--budget 120] [--bugs a,b] [--jobs 2]
-  tools/fuzz/planted.py --check    # every bug of the manifest is hooked in serialize/, every hook is a bug
+With --subject core (make test-planted SUBJECT=core [CORE_SRC=DIR]) the defects are patches to Bitcoin Core's
+own files (tests/planted/core/defects.tsv and <name>.patch): each is applied to a copy of the Core tree's src/
+(build/planted-core/<name>/src; the tree given, or the pinned sdist, is never written), which
+build/planted-core-build compiles into core_fuzz_libfuzzer; the unplanted tree's detector targets are fuzzed
+first for --control seconds, where any crash is a false positive (docs/planted.md).
+
+  tools/fuzz/planted.py run [--budget 120] [--bugs a,b] [--jobs 2] [--from-nothing]
+                            [--subject core [--core-src DIR] [--control 30]]
+  tools/fuzz/planted.py --check    # every bug of the manifest is hooked in serialize/, every hook is a bug;
+                                   # every Core defect patch has a row of its manifest and the reverse
 """
 import argparse
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -21,12 +31,20 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run as fuzz_run  # noqa: E402  (target options, RSS limit, the same libFuzzer flags as make fuzz)
+import subject  # noqa: E402  (--subject/--core-src: serdiff's planted bugs or Core's planted defects)
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build" / "planted"
 OUT = ROOT / "fuzz-out" / "planted"
 
 MANIFEST = ROOT / "tests" / "planted" / "bugs.tsv"
+CORE_DEFECTS = ROOT / "tests" / "planted" / "core"
+CORE_MANIFEST = CORE_DEFECTS / "defects.tsv"
+CORE_COPIES = ROOT / "build" / "planted-core"      # <name>/src: the patched copies; current → the one built
+CORE_BUILD = ROOT / "build" / "planted-core-build"
+CORE_OUT = ROOT / "fuzz-out" / "planted-core"
+CORE_ASSERTIONS = ROOT / "tools" / "fuzz" / "core_assertions.cmake"
+CONTROL = "(unplanted)"
 
 
 def manifest():
@@ -55,7 +73,8 @@ def log(message):
 
 def check():
     """Every bug of the manifest has a SERDIFF_PLANTED(name) hook in serialize/, every hook names a bug of the
-    manifest, every detector exists in its form, and every OPTIMIZATIONS.md row has a bug."""
+    manifest, every detector exists in its form, and every OPTIMIZATIONS.md row has a bug; every Core defect
+    patch is a row of tests/planted/core/defects.tsv and the reverse (check_core)."""
     bugs = manifest()
     sources = "".join(p.read_text() for p in (ROOT / "serialize").iterdir()
                       if p.suffix in (".h", ".cpp") and p.name != "planted.h")
@@ -76,26 +95,155 @@ def check():
     targets = sum(bug["kind"] == "target" for bug in bugs.values())
     print(f"planted: {len(bugs)} bugs in {MANIFEST.relative_to(ROOT)} ({targets} hunted by fuzz targets, "
           f"{len(bugs) - targets} by CI jobs), {len(hooks)} hooks in serialize/")
-    for problem in problems:
+    core_problems = check_core()
+    print(f"planted: {len(core_defects(strict=False))} Core defects in {CORE_MANIFEST.relative_to(ROOT)}, "
+          f"{len(list(CORE_DEFECTS.glob('*.patch')))} patches in {CORE_DEFECTS.relative_to(ROOT)}/")
+    for problem in problems + core_problems:
         print(f"  FAIL {problem}")
-    return 1 if problems else 0
+    return 1 if problems or core_problems else 0
+
+
+def core_defects(strict=True):
+    """Every planted Core defect: name → {file (the Core file its patch changes), target, what, patch}."""
+    defects = {}
+    for number, line in enumerate(CORE_MANIFEST.read_text().splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 4:
+            if strict:
+                sys.exit(f"planted: {CORE_MANIFEST.relative_to(ROOT)}:{number}: expected 4 tab-separated fields "
+                         f"(name, Core file, target, what)")
+            continue
+        name, core_file, target, what = fields
+        defects[name] = {"file": core_file, "target": target, "what": what,
+                         "patch": CORE_DEFECTS / f"{name}.patch"}
+    return defects
+
+
+def patch_facts(patch):
+    """What a Core defect patch says of itself: the files it changes (its +++ lines) and its comment header's
+    Core file and detector (the manifest is the source; the header is for a reader, so it must agree)."""
+    text = patch.read_text()
+    changed = re.findall(r"^\+\+\+ b/(\S+)", text, re.MULTILINE)
+    header_file = re.search(r"^# Core file:\s+([^\s,]+)", text, re.MULTILINE)
+    header_target = re.search(r"^# Detector:\s+(\w+)", text, re.MULTILINE)
+    return changed, header_file and header_file.group(1), header_target and header_target.group(1)
+
+
+def check_core():
+    """The Core defects' manifest and patches agree: a row per patch and a patch per row, each patch changing
+    exactly its row's Core file, its header naming that file and detector, the detector a real target."""
+    try:
+        defects = core_defects(strict=False)
+    except OSError as error:
+        return [f"{CORE_MANIFEST.relative_to(ROOT)}: {error}"]
+    problems = []
+    lines = [line for line in CORE_MANIFEST.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    problems += [f"{CORE_MANIFEST.relative_to(ROOT)}: a row without 4 tab-separated fields: {line[:60]}"
+                 for line in lines if len(line.split("\t")) != 4]
+    patches = {p.stem for p in CORE_DEFECTS.glob("*.patch")}
+    problems += [f"{CORE_DEFECTS.relative_to(ROOT)}/{name}.patch is not a row of {CORE_MANIFEST.name}"
+                 for name in sorted(patches - defects.keys())]
+    problems += [f"Core defect {name}: no {CORE_DEFECTS.relative_to(ROOT)}/{name}.patch"
+                 for name in defects if name not in patches]
+    targets = {path.stem for path in (ROOT / "fuzz_targets").glob("*.cpp")} | set(object_target_names())
+    for name, defect in defects.items():
+        if name not in patches:
+            continue
+        changed, header_file, header_target = patch_facts(defect["patch"])
+        if changed != [defect["file"]]:
+            problems.append(f"Core defect {name}: its patch changes {', '.join(changed) or 'nothing'}, "
+                            f"the manifest says {defect['file']}")
+        if header_file != defect["file"] or header_target != defect["target"]:
+            problems.append(f"Core defect {name}: the patch's header says {header_file} / {header_target}, "
+                            f"the manifest {defect['file']} / {defect['target']}")
+        if defect["target"] not in targets:
+            problems.append(f"Core defect {name}: detector {defect['target']} is not a fuzz target")
+    return problems
+
+
+def object_target_names():
+    """The targets fuzz_targets/objects.cpp registers, one per X(...) line of model/codec_table.h."""
+    return re.findall(r"X\(([a-z_0-9]+), [A-Za-z]+, [a-z_0-9]+\)", (ROOT / "model" / "codec_table.h").read_text())
+
+
+def configure_and_build(directory, options, binary, jobs):
+    """Configures `directory` as make test-planted's trees are (libFuzzer + ASan + UBSan, RelWithDebInfo, no tests,
+    no peers, plus `options`) and builds `binary` in it."""
+    subprocess.run(["cmake", "-S", str(ROOT), "-B", str(directory), "-G", "Ninja",
+                    "-DCMAKE_C_COMPILER=clang-19", "-DCMAKE_CXX_COMPILER=clang++-19",
+                    "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DSERDIFF_SANITIZERS=address,undefined",
+                    "-DSERDIFF_FUZZ_ENGINE=libfuzzer", "-DSERDIFF_BUILD_TESTS=OFF", "-DSERDIFF_PEERS=OFF", *options],
+                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["cmake", "--build", str(directory), "-j", str(jobs), "--target", binary],
+                   check=True, stdout=subprocess.DEVNULL)
+    return directory / "bin" / binary
 
 
 def build(bug, target, jobs):
-    subprocess.run(["cmake", "-S", str(ROOT), "-B", str(BUILD), "-G", "Ninja",
-                    "-DCMAKE_C_COMPILER=clang-19", "-DCMAKE_CXX_COMPILER=clang++-19",
-                    "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DSERDIFF_SANITIZERS=address,undefined",
-                    "-DSERDIFF_FUZZ_ENGINE=libfuzzer", "-DSERDIFF_BUILD_TESTS=OFF", "-DSERDIFF_PEERS=OFF",
-                    f"-DSERDIFF_FUZZ_ONLY_TARGETS={target}", f"-DSERDIFF_PLANTED_BUG={bug}"],
-                   check=True, stdout=subprocess.DEVNULL)
-    subprocess.run(["cmake", "--build", str(BUILD), "-j", str(jobs), "--target", "serdiff_fuzz_libfuzzer"],
-                   check=True, stdout=subprocess.DEVNULL)
-    return BUILD / "bin" / "serdiff_fuzz_libfuzzer"
+    return configure_and_build(BUILD, [f"-DSERDIFF_FUZZ_ONLY_TARGETS={target}", f"-DSERDIFF_PLANTED_BUG={bug}"],
+                               "serdiff_fuzz_libfuzzer", jobs)
 
 
-def hunt(bug, target, binary, budget, from_seeds=True):
+def core_tree(core_source):
+    """The Core tree the defects are planted in (copies of it): CORE_SRC, or the pinned sdist (fetched once)."""
+    if core_source:
+        return Path(core_source)
+    fetched = subprocess.run([str(ROOT / "subjects" / "core" / "fetch.sh"), str(ROOT / "build" / "core-source")],
+                             stdout=subprocess.PIPE, text=True)
+    if fetched.returncode != 0:
+        sys.exit("planted: fetching the pinned Bitcoin Core source failed (messages above); give CORE_SRC=DIR")
+    return Path(fetched.stdout.strip().splitlines()[-1])
+
+
+def core_copy(name, tree, patch=None):
+    """build/planted-core/<name>/src: a copy of the tree's src/ (modification times kept) with `patch` applied.
+    Exits with patch's own words when the patch does not apply exactly."""
+    copy = CORE_COPIES / name
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(tree / "src", copy / "src", symlinks=True)
+    if patch:
+        applied = subprocess.run(["patch", "-p1", "--forward", "--batch", "--fuzz=0", "--no-backup-if-mismatch",
+                                  "--reject-file=-", "-i", str(patch)], cwd=copy, capture_output=True, text=True)
+        if applied.returncode != 0:
+            sys.exit(f"planted: {patch.relative_to(ROOT)} does not apply to {tree}/src:\n"
+                     f"{applied.stdout}{applied.stderr}".rstrip())
+    return copy
+
+
+def build_core(copy, targets, jobs):
+    """core_fuzz_libfuzzer of build/planted-core-build, compiled from `copy`. The tree always compiles
+    build/planted-core/current (a link to the copy), so its compile commands never change and only what a patch
+    touches recompiles: the files whose contents differ from what the tree last compiled get a new
+    modification time (the copies keep the originals', which the objects are newer than)."""
+    CORE_BUILD.mkdir(parents=True, exist_ok=True)
+    link = CORE_COPIES / ".current.new"
+    link.unlink(missing_ok=True)
+    link.symlink_to(copy.name)
+    os.replace(link, CORE_COPIES / "current")
+    state = CORE_BUILD / "planted-core-sources.json"
+    compiled = json.loads(state.read_text()) if state.exists() else {}
+    contents = {}
+    for path in sorted((copy / "src").rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            relative = str(path.relative_to(copy))
+            contents[relative] = hashlib.sha1(path.read_bytes()).hexdigest()
+            if compiled.get(relative) != contents[relative]:
+                os.utime(path)
+    state.unlink(missing_ok=True)  # a failed build leaves no record: the next one refreshes every file
+    binary = configure_and_build(CORE_BUILD, ["-DSERDIFF_SUBJECTS=serdiff;core",
+                                              f"-DSERDIFF_CORE_SRC={CORE_COPIES / 'current'}",
+                                              f"-DSERDIFF_FUZZ_ONLY_TARGETS={';'.join(sorted(set(targets)))}",
+                                              f"-DCMAKE_PROJECT_INCLUDE={CORE_ASSERTIONS}"],
+                                 "core_fuzz_libfuzzer", jobs)
+    state.write_text(json.dumps(contents) + "\n")
+    return binary
+
+
+def hunt(bug, target, binary, budget, from_seeds=True, out=OUT):
     """Fuzzes `target` from its seeds (or from nothing) until the first crash or `budget` seconds."""
-    work = OUT / bug / ("seeds" if from_seeds else "scratch")
+    work = out / bug / ("seeds" if from_seeds else "scratch")
     shutil.rmtree(work, ignore_errors=True)
     (work / "corpus").mkdir(parents=True)
     options = fuzz_run.target_options(binary)[target]
@@ -119,7 +267,8 @@ def hunt(bug, target, binary, budget, from_seeds=True):
     execs = int(executed.group(1)) if executed else int(progress[-1]) if progress else 0
     headline = re.search(r"==== serdiff MISMATCH in (.*) ====", text)
     what = headline.group(1) if headline else ("sanitizer: " + m.group(1) if (m := re.search(
-        r"ERROR: (\w+Sanitizer: [^\n]*)", text)) else "")
+        r"ERROR: (\w+Sanitizer: [^\n]*)", text)) else m.group(0) if (m := re.search(
+        r"Bitcoin Core assertion failed: [^\n]*|Assertion [^\n]* failed[^\n]*|libFuzzer: deadly signal", text)) else "")
     detected = status != 0 and bool(crashes)
     return {"bug": bug, "target": target, "detected": detected, "seconds": seconds, "execs": execs,
             "what": what if detected else "", "crash": crashes[0] if crashes else None}
@@ -132,9 +281,11 @@ def outcome(row):
             else f"NOT FOUND in {row['seconds']:.0f} s / {row['execs']}")
 
 
-def table(rows):
-    header = ("bug", "row", "target", "detected", "from seeds: s / execs", "from nothing: s / execs", "first report")
-    lines = [(r["bug"], str(PLANTED[r["bug"]][0]), r["target"], "yes" if r["detected"] else "NO", outcome(r),
+def table(rows, header=("bug", "row"), column=lambda r: str(PLANTED[r["bug"]][0])):
+    """The markdown table of the hunts: `header` names the first two columns, `column` gives the second's cell
+    (the OPTIMIZATIONS.md row of a serdiff bug, the Core file of a Core defect)."""
+    header = (*header, "target", "detected", "from seeds: s / execs", "from nothing: s / execs", "first report")
+    lines = [(r["bug"], column(r), r["target"], "yes" if r["detected"] else "NO", outcome(r),
               outcome(r.get("scratch")), r["what"][:70]) for r in rows]
     widths = [max(len(x[i]) for x in lines + [header]) for i in range(len(header))]
     out = ["| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |",
@@ -143,41 +294,100 @@ def table(rows):
     return "\n".join(out)
 
 
-def run(arguments):
-    bugs = [b for b in re.split(r"[,\s]+", arguments.bugs) if b] or list(PLANTED)
-    unknown = [b for b in bugs if b not in PLANTED]
+def selected(names, known, what="bug"):
+    """The --bugs names (all of `known` when none), each checked."""
+    chosen = [b for b in re.split(r"[,\s]+", names) if b] or list(known)
+    unknown = [b for b in chosen if b not in known]
     if unknown:
-        sys.exit(f"planted: unknown bug(s) {' '.join(unknown)}; known: {' '.join(PLANTED)}")
-    OUT.mkdir(parents=True, exist_ok=True)
+        sys.exit(f"planted: unknown {what}(s) {' '.join(unknown)}; known: {' '.join(known)}")
+    return chosen
+
+
+def hunt_each(bugs, targets, prepare, arguments, out, hint):
+    """For each bug: `prepare(bug, target)` builds the binary with it, then the target hunts it from the seeds
+    (and from nothing with --from-nothing); one row per bug."""
+    out.mkdir(parents=True, exist_ok=True)
     rows = []
     for index, bug in enumerate(bugs, 1):
-        target = PLANTED[bug][1]
+        target = targets[bug]
         log(f"planted [{index}/{len(bugs)}] {bug}: building {target} with the bug ...")
         started = time.time()
-        binary = build(bug, target, arguments.jobs)
+        binary = prepare(bug, target)
         log(f"planted [{index}/{len(bugs)}] {bug}: built in {time.time() - started:.0f} s; fuzzing {target} "
             f"(budget {arguments.budget} s) ...")
-        row = hunt(bug, target, binary, arguments.budget)
+        row = hunt(bug, target, binary, arguments.budget, out=out)
         if arguments.from_nothing:
             # The same hunt without seeds or earlier findings: how long raw fuzzing takes (informative).
-            row["scratch"] = hunt(bug, target, binary, arguments.budget, from_seeds=False)
+            row["scratch"] = hunt(bug, target, binary, arguments.budget, from_seeds=False, out=out)
             log(f"planted [{index}/{len(bugs)}] {bug}: from nothing: {outcome(row['scratch'])}")
         rows.append(row)
         log(f"planted [{index}/{len(bugs)}] {bug}: " + (
             f"FOUND by {target} after {row['seconds']:.1f} s, {row['execs']} execs: {row['what']}"
             if row["detected"] else f"MISSED by {target} in {row['seconds']:.0f} s ({row['execs']} execs)"))
         if row["crash"]:
-            log(f"  replay: FUZZ={target} {BINARY_HINT} {row['crash'].relative_to(ROOT)}")
-    result = table(rows)
-    (OUT / "table.md").write_text(result + "\n")
+            log(f"  replay: FUZZ={target} {hint} {row['crash'].relative_to(ROOT)}")
+    return rows
+
+
+def report(rows, out, result):
+    """Writes and prints the table `result` of `rows`; 1 when a bug was missed."""
+    (out / "table.md").write_text(result + "\n")
     log("\n" + result)
     missed = [r["bug"] for r in rows if not r["detected"]]
     log(f"\nplanted: {len(rows) - len(missed)}/{len(rows)} found" + (f"; MISSED: {' '.join(missed)}" if missed else "")
-        + f" (table in {(OUT / 'table.md').relative_to(ROOT)})")
+        + f" (table in {(out / 'table.md').relative_to(ROOT)})")
     return 1 if missed else 0
 
 
+def run(arguments):
+    bugs = selected(arguments.bugs, PLANTED)
+    rows = hunt_each(bugs, {bug: PLANTED[bug][1] for bug in bugs},
+                     lambda bug, target: build(bug, target, arguments.jobs), arguments, OUT, BINARY_HINT)
+    return report(rows, OUT, table(rows))
+
+
+def run_core(arguments):
+    """make test-planted SUBJECT=core: the unplanted tree must stay quiet on every detector target for
+    --control seconds (else a defect's detection would mean nothing), then each defect is hunted."""
+    defects = core_defects()
+    names = selected(arguments.bugs, defects, "Core defect")
+    targets = {name: defects[name]["target"] for name in names}
+    tree = core_tree(subject.core_src())
+    log(f"planted: {len(names)} Core defect(s), each patched into a copy of {tree}/src under "
+        f"{CORE_COPIES.relative_to(ROOT)}/, built in {CORE_BUILD.relative_to(ROOT)}")
+    log(f"planted: building the unplanted tree ({', '.join(sorted(set(targets.values())))}) ...")
+    started = time.time()
+    binary = build_core(core_copy("unplanted", tree), targets.values(), arguments.jobs)
+    log(f"planted: built in {time.time() - started:.0f} s")
+    absent = fuzz_run.absent_targets(binary)
+    unbuilt = sorted({t for t in targets.values() if t not in fuzz_run.target_options(binary)})
+    if unbuilt:
+        sys.exit("planted: detector target(s) not built for the Core subject: " + "; ".join(
+            f"{t}: {absent.get(t, 'unknown target')}" for t in unbuilt))
+    controls = []
+    for target in dict.fromkeys(targets.values()) if arguments.control > 0 else ():
+        control = hunt(f"unplanted-{target}", target, binary, arguments.control, out=CORE_OUT)
+        controls.append(control)
+        log(f"planted: control: {target} on the unplanted tree: " + (
+            f"CRASHED after {control['seconds']:.1f} s: {control['what']} ({control['crash'].relative_to(ROOT)})"
+            if control["detected"] else f"quiet for {control['seconds']:.0f} s / {control['execs']} execs"))
+    noisy = [c["target"] for c in controls if c["detected"]]
+    if noisy:
+        log(f"planted: the unplanted Core tree already crashes {' '.join(noisy)} (a false positive of the harness or "
+            f"a finding in Core): a planted defect's detection there would prove nothing; stopping")
+        return 1
+    rows = hunt_each(names, targets, lambda name, target: build_core(
+        core_copy(name, tree, defects[name]["patch"]), targets.values(), arguments.jobs), arguments, CORE_OUT,
+        CORE_BINARY_HINT)
+    result = table(rows, ("defect", "Core file"), lambda r: defects[r["bug"]]["file"])
+    if controls:
+        result += "\n\nControl, the unplanted tree (" + str(tree) + "): " + "; ".join(
+            f"{c['target']} quiet for {c['seconds']:.0f} s / {c['execs']} execs" for c in controls)
+    return report(rows, CORE_OUT, result)
+
+
 BINARY_HINT = "build/planted/bin/serdiff_fuzz_libfuzzer (configured for that bug)"
+CORE_BINARY_HINT = "build/planted-core-build/bin/core_fuzz_libfuzzer (built from the last defect's copy)"
 
 
 def main():
@@ -190,7 +400,14 @@ def main():
     parser.add_argument("--jobs", type=int, default=2, help="build parallelism (default 2)")
     parser.add_argument("--from-nothing", action="store_true",
                         help="also hunt each bug from an empty corpus (no seeds) for the same budget")
-    return run(parser.parse_args())
+    parser.add_argument("--control", type=int, default=30,
+                        help="with --subject core: seconds each detector target fuzzes the unplanted tree first, "
+                             "where a crash is a false positive (default 30; 0: none)")
+    subject.add_arguments(parser)
+    arguments = parser.parse_args()
+    if subject.select(arguments.subject, arguments.core_src) == "core":
+        return run_core(arguments)
+    return run(arguments)
 
 
 if __name__ == "__main__":
