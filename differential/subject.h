@@ -4,10 +4,15 @@
 // own source (subjects/core/, docs/core.md). The reference side is the same for every subject.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 
 #include "model/codec_table.h"
+#include "model/decoded.h"
+#include "model/model.h"
 
 namespace serdiff::subject {
 
@@ -17,11 +22,29 @@ const char* name();
 // The subject's codecs for every type of model/codec_table.h; .side is name().
 const model::CodecTable& codec_table();
 
+// The subject's batched XOR: `bytes` obfuscated in place as if they sat at file offset `offset` under `key`.
+void obfuscate(std::span<std::byte> bytes, uint64_t offset, const std::array<std::byte, 8>& key);
+
+// Undo-data compression (Core's compressor.h): the amount functions, and the amount and script formatters
+// written to and read from a byte stream.
+uint64_t compress_amount(uint64_t amount);
+uint64_t decompress_amount(uint64_t compressed);
+model::Bytes write_compressed_amount(int64_t amount);
+model::Decoded<int64_t> read_compressed_amount(std::span<const uint8_t> data);
+model::Bytes write_compressed_script(const model::Script& script);
+// Reads into `script`, which may hold bytes already (a reused destination): ok/error/consumed in the result,
+// the script as the read left it in `script`.
+model::Decoded<bool> read_compressed_script(std::span<const uint8_t> data, model::Script& script);
+
 // Where a subject's code departs from docs/format.md on purpose (docs/divergences.md lists each with an
 // input), the harness compares it against the rule the subject keeps, and nowhere else.
 struct Divergences {
     // Set when the subject reads a block locator's version and drops it, writing this constant instead.
     std::optional<int32_t> locator_version_written;
+    // Set when reading a compressed script into a script that already holds bytes keeps some of them (Core
+    // appends its OP_RETURN for an oversized script and leaves the script as it was for a tag-4/5 x that is
+    // not on the curve): the harness then reads into an empty script only, as Core's own callers do.
+    bool compressed_script_read_keeps_old_bytes = false;
 };
 const Divergences& divergences();
 

@@ -1,4 +1,4 @@
-// Target compression: serialize/compression.h driven directly rather than through whole undo records:
+// Target compression: the subject's undo-data compression (serialize/compression.h, Core's compressor) driven directly rather than through whole undo records:
 // CompressAmount/DecompressAmount on any u64, the amount and script formatters' bytes against the reference
 // writer, and the script formatter's decoding of both its own encoding and arbitrary bytes (value, error,
 // bytes consumed). Scripts are biased to the six special forms and to near misses of each (one byte off,
@@ -11,9 +11,8 @@
 #include "differential/program_input.h"
 #include "differential/reference/primitives.h"
 #include "differential/reference/reference.h"
+#include "differential/subject.h"
 #include "fuzz_targets/registry.h"
-#include "serialize/compression.h"
-#include "serialize/streams.h"
 
 using namespace serdiff;
 
@@ -26,19 +25,17 @@ struct Outcome {
     size_t consumed = 0;
 };
 
+// The subject's ScriptCompression read. Into a reused destination, whose old bytes must never show through,
+// unless the subject keeps them by design (differential/subject.h): then into an empty script, as Core reads.
 Outcome decode_optimized(std::span<const uint8_t> data)
 {
     Outcome out;
-    out.script = {0xee, 0xee, 0xee};  // a reused destination: its old bytes must never show through
-    optimized::SpanReader reader(data);
-    try {
-        optimized::ScriptCompressionFormatter::Unser(reader, out.script);
-        out.ok = true;
-        out.consumed = data.size() - reader.size();
-    } catch (const optimized::SerializeError& error) {
-        out.error = error.what();
-        out.script.clear();
-    }
+    if (!subject::divergences().compressed_script_read_keeps_old_bytes) out.script = {0xee, 0xee, 0xee};
+    const model::Decoded<bool> read = subject::read_compressed_script(data, out.script);
+    out.ok = read.ok;
+    out.error = read.error;
+    out.consumed = read.consumed;
+    if (!read.ok) out.script.clear();
     return out;
 }
 
@@ -71,6 +68,9 @@ void compare_decoding(const std::string& label, std::span<const uint8_t> data, s
     differential::compare_bytes(label + " script", optimized.script, reference.script, input);
 }
 
+// Opcodes of the special script forms.
+inline constexpr uint8_t kOpDup = 0x76, kOpHash160 = 0xa9, kOpEqualVerify = 0x88, kOpCheckSig = 0xac, kOpEqual = 0x87;
+
 // A script of one of the special forms (or a near miss of it), or plain bytes.
 model::Bytes make_script(differential::ProgramInput& in)
 {
@@ -79,19 +79,19 @@ model::Bytes make_script(differential::ProgramInput& in)
     model::Bytes script;
     switch (shape % 8) {
     case 0:  // P2PKH
-        script = {optimized::kOpDup, optimized::kOpHash160, 20};
+        script = {kOpDup, kOpHash160, 20};
         script.insert(script.end(), body.begin(), body.begin() + 20);
-        script.insert(script.end(), {optimized::kOpEqualVerify, optimized::kOpCheckSig});
+        script.insert(script.end(), {kOpEqualVerify, kOpCheckSig});
         break;
     case 1:  // P2SH
-        script = {optimized::kOpHash160, 20};
+        script = {kOpHash160, 20};
         script.insert(script.end(), body.begin(), body.begin() + 20);
-        script.push_back(optimized::kOpEqual);
+        script.push_back(kOpEqual);
         break;
     case 2:  // compressed key: 0x02/0x03 prefix, or another byte
         script = {33, static_cast<uint8_t>(shape & 0x10 ? body[0] : 0x02 + (body[0] & 1))};
         script.insert(script.end(), body.begin() + 1, body.begin() + 33);
-        script.push_back(optimized::kOpCheckSig);
+        script.push_back(kOpCheckSig);
         break;
     case 3: {  // uncompressed key: on the curve (from a compressed x) or arbitrary bytes
         std::array<uint8_t, 33> compressed{};
@@ -104,7 +104,7 @@ model::Bytes make_script(differential::ProgramInput& in)
         }
         script = {65};
         script.insert(script.end(), key.begin(), key.end());
-        script.push_back(optimized::kOpCheckSig);
+        script.push_back(kOpCheckSig);
         break;
     }
     default:  // plain bytes, up to past the 10,000-byte limit
@@ -128,36 +128,31 @@ SERDIFF_FUZZ_TARGET(compression, .max_len = 1024)
     differential::ProgramInput in(input);
 
     const uint64_t amount = in.number();
-    const uint64_t compressed = optimized::CompressAmount(amount);
+    const uint64_t compressed = subject::compress_amount(amount);
     if (compressed != reference::compress_amount(amount) ||
-        optimized::DecompressAmount(amount) != reference::decompress_amount(amount))
+        subject::decompress_amount(amount) != reference::decompress_amount(amount))
         differential::report_mismatch("compression amount", "CompressAmount/DecompressAmount differ",
                                       "amount " + std::to_string(amount) + ": optimized " + std::to_string(compressed) +
-                                          " / " + std::to_string(optimized::DecompressAmount(amount)) + ", reference " +
+                                          " / " + std::to_string(subject::decompress_amount(amount)) + ", reference " +
                                           std::to_string(reference::compress_amount(amount)) + " / " +
                                           std::to_string(reference::decompress_amount(amount)),
                                       input);
     {
-        model::Bytes optimized_bytes;
-        optimized::VectorWriter writer(optimized_bytes, 0);
-        optimized::AmountCompressionFormatter::Ser(writer, static_cast<int64_t>(amount));
+        const model::Bytes optimized_bytes = subject::write_compressed_amount(static_cast<int64_t>(amount));
         reference::Writer reference_writer;
         reference_writer.write_varint(reference::compress_amount(amount), model::IntKind::U64);
         differential::compare_bytes("compression amount formatter", optimized_bytes, reference_writer.out, input);
-        optimized::SpanReader reader(optimized_bytes);
-        int64_t decoded = 0;
-        optimized::AmountCompressionFormatter::Unser(reader, decoded);
-        if (static_cast<uint64_t>(decoded) != reference::decompress_amount(compressed) || !reader.empty())
+        const model::Decoded<int64_t> decoded = subject::read_compressed_amount(optimized_bytes);
+        if (!decoded.ok || static_cast<uint64_t>(decoded.value) != reference::decompress_amount(compressed) ||
+            decoded.consumed != optimized_bytes.size())
             differential::report_mismatch("compression amount formatter", "decoded amount differs",
-                                          std::to_string(decoded) + " vs " +
+                                          (decoded.ok ? std::to_string(decoded.value) : "error " + decoded.error) + " vs " +
                                               std::to_string(reference::decompress_amount(compressed)),
                                           input);
     }
 
     const model::Bytes script = make_script(in);
-    model::Bytes optimized_bytes;
-    optimized::VectorWriter writer(optimized_bytes, 0);
-    optimized::ScriptCompressionFormatter::Ser(writer, script);
+    const model::Bytes optimized_bytes = subject::write_compressed_script(script);
     reference::Writer reference_writer;
     reference::write_compressed_script(reference_writer, script);
     differential::compare_bytes("compression script encode", optimized_bytes, reference_writer.out, input);

@@ -1,4 +1,4 @@
-// Target obfuscation: batched XOR (optimized::obfuscate) vs the byte-wise definition for any key, offset,
+// Target obfuscation: the subject's batched XOR (subject::obfuscate) vs the byte-wise definition for any key, offset,
 // length and buffer alignment.
 #include <algorithm>
 #include <cstddef>
@@ -6,8 +6,8 @@
 #include "differential/compare.h"
 #include "differential/program_input.h"
 #include "differential/reference/file_io.h"
+#include "differential/subject.h"
 #include "fuzz_targets/registry.h"
-#include "serialize/obfuscation.h"
 
 using namespace serdiff;
 
@@ -20,7 +20,7 @@ inline constexpr size_t kMaxObfuscatedBytes = 4096 + 64;  // several 32-byte bat
 SERDIFF_FUZZ_TARGET(obfuscation, .max_len = 128)
 {
     differential::ProgramInput in(input);
-    optimized::ObfuscationKey key;
+    std::array<std::byte, 8> key;
     for (auto& value : key) value = std::byte{in.byte()};
     const uint64_t offset = in.number();
     const size_t alignment = in.byte() % 8;
@@ -30,7 +30,7 @@ SERDIFF_FUZZ_TARGET(obfuscation, .max_len = 128)
     alignas(8) static std::byte buffer[kMaxObfuscatedBytes + 8];
     std::byte* const data = buffer + alignment;
     std::copy(expected.begin(), expected.end(), reinterpret_cast<uint8_t*>(data));
-    optimized::obfuscate(std::span(data, length), offset, key);
+    subject::obfuscate(std::span(data, length), offset, key);
 
     reference::obfuscate(std::as_writable_bytes(std::span(expected)), offset, key);
     const auto* obfuscated = reinterpret_cast<const uint8_t*>(data);

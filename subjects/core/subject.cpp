@@ -7,11 +7,13 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include <compressor.h>
 #include <primitives/block.h>
 #include <primitives/transaction.h>
 #include <serialize.h>
 #include <streams.h>
 #include <undo.h>
+#include <util/obfuscation.h>
 
 #include "subjects/core/convert.h"
 
@@ -205,9 +207,49 @@ const model::CodecTable& codec_table()
     return table;
 }
 
+void obfuscate(std::span<std::byte> bytes, uint64_t offset, const std::array<std::byte, 8>& key)
+{
+    const Obfuscation obfuscation{std::span<const std::byte, Obfuscation::KEY_SIZE>(key)};
+    obfuscation(bytes, static_cast<size_t>(offset));
+}
+
+uint64_t compress_amount(uint64_t amount) { return CompressAmount(amount); }
+uint64_t decompress_amount(uint64_t compressed) { return DecompressAmount(compressed); }
+
+Bytes write_compressed_amount(int64_t amount)
+{
+    DataStream stream;
+    stream << Using<AmountCompression>(amount);
+    return bytes_of(stream);
+}
+
+Decoded<int64_t> read_compressed_amount(std::span<const uint8_t> data)
+{
+    return decode_with<int64_t>(data, [](DataStream& s, int64_t& amount) { s >> Using<AmountCompression>(amount); });
+}
+
+Bytes write_compressed_script(const model::Script& script)
+{
+    DataStream stream;
+    stream << Using<ScriptCompression>(to_core(script));
+    return bytes_of(stream);
+}
+
+Decoded<bool> read_compressed_script(std::span<const uint8_t> data, model::Script& script)
+{
+    CScript core = to_core(script);
+    Decoded<bool> result = decode_with<bool>(data, [&core](DataStream& s, bool& read) {
+        s >> Using<ScriptCompression>(core);
+        read = true;
+    });
+    script = from_core(core);
+    return result;
+}
+
 const Divergences& divergences()
 {
-    static const Divergences core{.locator_version_written = CBlockLocator::DUMMY_VERSION};
+    static const Divergences core{.locator_version_written = CBlockLocator::DUMMY_VERSION,
+                                  .compressed_script_read_keeps_old_bytes = true};
     return core;
 }
 

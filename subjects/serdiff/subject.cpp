@@ -2,12 +2,67 @@
 #include "differential/subject.h"
 
 #include "serialize/codec.h"
+#include "serialize/compression.h"
+#include "serialize/obfuscation.h"
+#include "serialize/streams.h"
 
 namespace serdiff::subject {
 
 const char* name() { return "serdiff"; }
 
 const model::CodecTable& codec_table() { return optimized::codec_table(); }
+
+void obfuscate(std::span<std::byte> bytes, uint64_t offset, const std::array<std::byte, 8>& key)
+{
+    optimized::obfuscate(bytes, offset, key);
+}
+
+uint64_t compress_amount(uint64_t amount) { return optimized::CompressAmount(amount); }
+uint64_t decompress_amount(uint64_t compressed) { return optimized::DecompressAmount(compressed); }
+
+model::Bytes write_compressed_amount(int64_t amount)
+{
+    model::Bytes out;
+    optimized::VectorWriter writer(out, 0);
+    optimized::AmountCompressionFormatter::Ser(writer, amount);
+    return out;
+}
+
+model::Decoded<int64_t> read_compressed_amount(std::span<const uint8_t> data)
+{
+    model::Decoded<int64_t> result;
+    optimized::SpanReader reader(data);
+    try {
+        optimized::AmountCompressionFormatter::Unser(reader, result.value);
+        result.ok = true;
+        result.consumed = data.size() - reader.size();
+    } catch (const optimized::SerializeError& error) {
+        result.error = error.what();
+    }
+    return result;
+}
+
+model::Bytes write_compressed_script(const model::Script& script)
+{
+    model::Bytes out;
+    optimized::VectorWriter writer(out, 0);
+    optimized::ScriptCompressionFormatter::Ser(writer, script);
+    return out;
+}
+
+model::Decoded<bool> read_compressed_script(std::span<const uint8_t> data, model::Script& script)
+{
+    model::Decoded<bool> result;
+    optimized::SpanReader reader(data);
+    try {
+        optimized::ScriptCompressionFormatter::Unser(reader, script);
+        result.ok = result.value = true;
+        result.consumed = data.size() - reader.size();
+    } catch (const optimized::SerializeError& error) {
+        result.error = error.what();
+    }
+    return result;
+}
 
 const Divergences& divergences()
 {
