@@ -90,9 +90,11 @@ triage-check: deps
 
 # Fuzzing throughput (docs/bench.md): each target, then an empty entry point (the engine's ceiling), one at a
 # time for FUZZ_BENCH_TIME s from the committed corpora; table + bench-out/fuzz-bench.json. A benchmark, not a test.
+# SUBJECT=core [CORE_SRC=DIR]: every Core-backed target on core_fuzz_libfuzzer and serdiff_fuzz_libfuzzer in turn,
+# side by side against the goal core >= 0.5x serdiff (exec per CPU-second).
 FUZZ_BENCH_TIME ?= 20
 fuzz-bench: deps
-	@python3 tools/fuzz/bench.py --time $(FUZZ_BENCH_TIME) --jobs $(JOBS) --targets "$(TARGETS)"
+	@python3 tools/fuzz/bench.py --time $(FUZZ_BENCH_TIME) --jobs $(JOBS) --targets "$(TARGETS)" $(SUBJECT_ARGS)
 
 corpus-merge: deps
 	@python3 tools/fuzz/run.py merge --jobs $(JOBS) --targets "$(TARGETS)" $(SUBJECT_ARGS)

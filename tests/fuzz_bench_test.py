@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """ctest fuzz_bench_compare: tools/fuzz/bench.py --compare, the before/after table of docs/bench.md, on
 synthetic fuzz-bench.json files: the ratios and fractions of the ceiling it prints, and a clear error (exit 2,
-no traceback) for a file that is missing or is not a fuzz-bench result."""
+no traceback) for a file that is missing or is not a fuzz-bench result; and the side-by-side rows of
+make fuzz-bench SUBJECT=core (Core's exec/CPU-s over serdiff's, against the 0.5x goal)."""
 import contextlib
 import io
 import json
@@ -114,6 +115,20 @@ class Compare(unittest.TestCase):
         self.assertEqual(command.stderr.strip().splitlines(),
                          ["fuzz-bench --compare: /nonexistent/before.json: [Errno 2] No such file or directory: "
                           "'/nonexistent/before.json'"])
+
+
+class CoreBesideSerdiff(unittest.TestCase):
+    def test_the_ratio_and_the_goal_per_target(self):
+        row = lambda name, cpu, edges: {"target": name, "exec_per_cpu_sec": cpu, "edges": edges}  # noqa: E731
+        comparison = bench.subjects_side_by_side(
+            [row("varint", 100_000, 50), row("block", 20_000, 900), row("block_header", 0, 10)],
+            [row("varint", 50_000, 70), row("block", 9_999, 1500), row("block_header", 5, 12)])
+        self.assertEqual([(c["target"], c["core_over_serdiff"], c["meets_goal"]) for c in comparison],
+                         [("varint", 0.5, True), ("block", 0.49995, False), ("block_header", None, False)])
+        out = bench.subjects_table(comparison)
+        self.assertEqual(cells(out, "varint"), ["varint", "100,000", "50,000", "0.50x", "yes", "50 / 70"])
+        self.assertEqual(cells(out, "block")[3:5], ["0.50x", "NO"])  # rounded in the table, judged unrounded
+        self.assertEqual(cells(out, "block_header")[3:5], ["-", "NO"])  # serdiff measured nothing: no ratio
 
 
 if __name__ == "__main__":

@@ -10,9 +10,12 @@ the same runtime options, -max_len and dictionary as `make fuzz` and a fixed -se
 reached; peak RSS) and writes bench-out/fuzz-bench.json.
 
   tools/fuzz/bench.py [--time 20] [--targets a,b] [--jobs 2 (build only)] [--seed 1] [--json PATH]
-                      [--from-empty] [--no-ceiling]
+                      [--from-empty] [--no-ceiling] [--subject core [--core-src DIR]]
   (--from-empty: start every target from an empty corpus instead of corpora/<target>/, to measure the search
    rather than the seeds; --no-ceiling: skip the empty target's two runs, as for a coverage-reach run)
+  (--subject core, make fuzz-bench SUBJECT=core: every Core-backed target runs on core_fuzz_libfuzzer and
+   serdiff_fuzz_libfuzzer, one after the other, with the same corpus, flags and seed; the table sets the two
+   exec/CPU-s side by side against the goal core >= 0.5x serdiff; the ceiling is core_fuzz_ceiling)
   tools/fuzz/bench.py --compare BEFORE.json AFTER.json    # the before/after table of docs/bench.md
   tools/fuzz/bench.py --compare B1.json,B2.json A1.json,A2.json   # each side the median of its runs
 """
@@ -31,11 +34,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run as fuzz_run  # noqa: E402  (the build, the target options, the runtime options of make fuzz)
+import subject  # noqa: E402  (--subject/--core-src: which code is under test)
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "bench-out"
 WORK = OUT / "fuzz-bench"
 CEILING = "(empty ceiling)"
+CORE_GOAL = 0.5  # make fuzz-bench SUBJECT=core: the Core subject fuzzes at least half as fast as serdiff's
+CORE_ASSERTIONS = ROOT / "tools" / "fuzz" / "core_assertions.cmake"
 
 
 def log(message):
@@ -56,9 +62,10 @@ def final_stats(text):
             "peak_rss_mb": int(stats.get("peak_rss_mb", 0)), "edges": edges, "features": features}
 
 
-def bench_one(binary, name, options, seconds, seed, from_empty=False):
-    """One libFuzzer run of `seconds` from the committed corpus (or from nothing); returns its final stats."""
-    work = WORK / (name if options else "ceiling")
+def bench_one(binary, name, options, seconds, seed, from_empty=False, work=None):
+    """One libFuzzer run of `seconds` from the committed corpus (or from nothing); returns its final stats.
+    Scratch files in `work` (default bench-out/fuzz-bench/<target>, or .../ceiling)."""
+    work = work or WORK / (name if options else "ceiling")
     shutil.rmtree(work, ignore_errors=True)
     (work / "corpus").mkdir(parents=True)
     max_len = options["max_len"] if options else 4096
@@ -95,11 +102,7 @@ def table(rows, ceiling, cpu_ceiling):
               f"{r['exec_per_sec'] / ceiling:.1%}" if ceiling else "-", f"{r['exec_per_cpu_sec']:,}",
               f"{r['exec_per_cpu_sec'] / cpu_ceiling:.1%}" if cpu_ceiling else "-", str(r["edges"]),
               str(r["features"]), str(r["peak_rss_mb"]), f"{r['execs']:,}") for r in rows]
-    widths = [max(len(x[i]) for x in lines + [header]) for i in range(len(header))]
-    out = ["| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |",
-           "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
-    out += ["| " + " | ".join(c.ljust(w) for c, w in zip(line, widths)) + " |" for line in lines]
-    return "\n".join(out)
+    return markdown(header, lines)
 
 
 RESULT_KEYS = {"targets", "ceiling", "when", "load_before", "load_after", "machine", "runtime_options"}
@@ -175,11 +178,7 @@ def compare(before_path, after_path):
                      f"{r['exec_per_cpu_sec']:,}", ratio(r["exec_per_cpu_sec"], o["exec_per_cpu_sec"]),
                      cpu_fraction(o, before), cpu_fraction(r, after), f"{o['edges']}/{o['features']}",
                      f"{r['edges']}/{r['features']}", str(o["peak_rss_mb"]), str(r["peak_rss_mb"])))
-    widths = [max(len(x[i]) for x in rows + [header]) for i in range(len(header))]
-    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for row in rows:
-        print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |")
+    print(markdown(header, rows))
     if before.get("from_empty", False) != after.get("from_empty", False):
         print("warning: one run started from empty corpora (--from-empty), the other from corpora/: "
               "the edges and features are not comparable")
@@ -198,6 +197,53 @@ def compare(before_path, after_path):
     return 0
 
 
+def build_binaries(jobs, core):
+    """build/fuzz-libfuzzer as make fuzz builds it (tools/fuzz/run.py) plus the ceiling; for the Core subject
+    serdiff's engine binary too. Core's util/check.h refuses NDEBUG, which RelWithDebInfo defines: until
+    subjects/core/CMakeLists.txt undefines it for Core's code, the tree gets tools/fuzz/core_assertions.cmake,
+    which does that for serdiff_core and what includes Core's headers (the serdiff subject keeps NDEBUG)."""
+    extra = [subject.binary_name("ceiling")] + ([subject.binary_name("libfuzzer", "serdiff")] if core else [])
+    if not core:
+        return fuzz_run.build("libfuzzer", max(1, jobs), extra_targets=extra)
+    cmake_arguments = subject.cmake_arguments
+    subject.cmake_arguments = lambda: cmake_arguments() + [f"-DCMAKE_PROJECT_INCLUDE={CORE_ASSERTIONS}"]
+    try:
+        return fuzz_run.build("libfuzzer", max(1, jobs), extra_targets=extra)
+    finally:
+        subject.cmake_arguments = cmake_arguments
+
+
+def subjects_side_by_side(serdiff_rows, core_rows):
+    """Per target, serdiff's and Core's exec/CPU-s, their ratio and whether it meets CORE_GOAL."""
+    serdiff = {r["target"]: r for r in serdiff_rows}
+    comparison = []
+    for r in core_rows:
+        s = serdiff[r["target"]]
+        ratio = r["exec_per_cpu_sec"] / s["exec_per_cpu_sec"] if s["exec_per_cpu_sec"] else None
+        comparison.append({"target": r["target"], "serdiff_exec_per_cpu_sec": s["exec_per_cpu_sec"],
+                           "core_exec_per_cpu_sec": r["exec_per_cpu_sec"], "core_over_serdiff": ratio,
+                           "meets_goal": ratio is not None and ratio >= CORE_GOAL,
+                           "serdiff_edges": s["edges"], "core_edges": r["edges"]})
+    return comparison
+
+
+def subjects_table(comparison):
+    header = ("target", "serdiff exec/CPU-s", "core exec/CPU-s", "core/serdiff", f"core >= {CORE_GOAL}x serdiff",
+              "edges serdiff / core")
+    lines = [(c["target"], f"{c['serdiff_exec_per_cpu_sec']:,}", f"{c['core_exec_per_cpu_sec']:,}",
+              f"{c['core_over_serdiff']:.2f}x" if c["core_over_serdiff"] is not None else "-",
+              "yes" if c["meets_goal"] else "NO", f"{c['serdiff_edges']} / {c['core_edges']}") for c in comparison]
+    return markdown(header, lines)
+
+
+def markdown(header, lines):
+    widths = [max(len(x[i]) for x in lines + [header]) for i in range(len(header))]
+    out = ["| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |",
+           "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    out += ["| " + " | ".join(c.ljust(w) for c, w in zip(line, widths)) + " |" for line in lines]
+    return "\n".join(out)
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--compare":
         return compare(sys.argv[2], sys.argv[3])
@@ -211,12 +257,15 @@ def main():
                         help="start every target from an empty corpus (the search alone, no committed seeds)")
     parser.add_argument("--no-ceiling", action="store_true",
                         help="skip the empty target's runs (no fraction of the ceiling is printed)")
+    subject.add_arguments(parser)
     arguments = parser.parse_args()
     wanted = [t for t in re.split(r"[,\s]+", arguments.targets) if t]
+    core = subject.select(arguments.subject, arguments.core_src) == "core"
 
-    bin_dir = fuzz_run.build("libfuzzer", max(1, arguments.jobs), extra_targets=["serdiff_fuzz_ceiling"])
-    binary, ceiling_binary = bin_dir / "serdiff_fuzz_libfuzzer", bin_dir / "serdiff_fuzz_ceiling"
-    targets = fuzz_run.list_targets(binary, wanted)
+    bin_dir = build_binaries(arguments.jobs, core)
+    binary, ceiling_binary = bin_dir / subject.binary_name("libfuzzer"), bin_dir / subject.binary_name("ceiling")
+    serdiff_binary = bin_dir / subject.binary_name("libfuzzer", "serdiff")
+    targets = fuzz_run.list_targets(binary, wanted)  # the Core subject's: those it builds
     load_before = os.getloadavg()
     log(f"fuzz-bench: {len(targets)} target(s){'' if arguments.no_ceiling else ' + the empty ceiling'} × "
         f"{arguments.time} s, one at a time, from {'empty corpora' if arguments.from_empty else 'corpora/'}; "
@@ -230,15 +279,23 @@ def main():
         log(f"  {CEILING} {which}: {run['exec_per_sec']:,} exec/s")
         return run
 
-    rows = []
+    def measured(row, who=""):
+        log(f"  {row['target']}{who}: {row['exec_per_sec']:,} exec/s ({row['exec_per_cpu_sec']:,} per CPU-s), "
+            f"{row['edges']} edges / {row['features']} ft"
+            + (f"  (EXIT STATUS {row['exit_status']}: see {row['log']})" if row["exit_status"] else ""))
+        return row
+
+    rows, serdiff_rows = [], []
     # The ceiling runs first and last; the fractions use the mean of the two (load drifts on a shared machine).
     first_ceiling = ceiling_run("first")
     for options in targets:
-        row = bench_one(binary, options["name"], options, arguments.time, arguments.seed, arguments.from_empty)
-        log(f"  {row['target']}: {row['exec_per_sec']:,} exec/s ({row['exec_per_cpu_sec']:,} per CPU-s), "
-            f"{row['edges']} edges / {row['features']} ft"
-            + (f"  (EXIT STATUS {row['exit_status']}: see {row['log']})" if row["exit_status"] else ""))
-        rows.append(row)
+        if core:
+            # serdiff's binary first, then Core's, on the same target: the pair sees the same load.
+            serdiff_rows.append(measured(bench_one(serdiff_binary, options["name"], options, arguments.time,
+                                                   arguments.seed, arguments.from_empty), " (serdiff)"))
+        rows.append(measured(bench_one(binary, options["name"], options, arguments.time, arguments.seed,
+                                       arguments.from_empty, work=WORK / "core" / options["name"] if core else None),
+                             " (core)" if core else ""))
     last_ceiling = ceiling_run("last")
     ceiling = {**last_ceiling, "exec_per_sec": (first_ceiling["exec_per_sec"] + last_ceiling["exec_per_sec"]) // 2,
                "exec_per_cpu_sec": (first_ceiling["exec_per_cpu_sec"] + last_ceiling["exec_per_cpu_sec"]) // 2,
@@ -249,13 +306,15 @@ def main():
 
     result = table(([] if arguments.no_ceiling else [ceiling]) + rows, ceiling["exec_per_sec"],
                    ceiling["exec_per_cpu_sec"])
-    log("\n" + result)
+    comparison = subjects_side_by_side(serdiff_rows, rows) if core else None
+    log("\n" + result + ("\n\n" + subjects_table(comparison) if core else ""))
     if not arguments.no_ceiling:
         log(f"ceiling = mean of its first ({first_ceiling['exec_per_sec']:,}) and last ({last_ceiling['exec_per_sec']:,}) run")
     log(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} (1 min); {os.cpu_count()} cpus")
     destination = Path(arguments.json).resolve()
     destination.parent.mkdir(parents=True, exist_ok=True)
-    report = {"seconds_per_target": arguments.time, "seed": arguments.seed, "from_empty": arguments.from_empty,
+    report = {"subject": subject.current(), "seconds_per_target": arguments.time, "seed": arguments.seed,
+              "from_empty": arguments.from_empty,
               "engine": "libfuzzer", "sanitizers": "address,undefined", "build": "RelWithDebInfo",
               "runtime_options": {k: v for k, v in fuzz_run.sanitizer_environment().items()
                                   if k.endswith("SAN_OPTIONS")},
@@ -267,9 +326,16 @@ def main():
                                                         if ceiling["exec_per_sec"] else None),
                            "fraction_of_ceiling_cpu": (r["exec_per_cpu_sec"] / ceiling["exec_per_cpu_sec"]
                                                        if ceiling["exec_per_cpu_sec"] else None)} for r in rows]}
+    if core:
+        # "targets" (and "ceiling") are the Core subject's, so --compare compares two Core runs as it does two
+        # serdiff runs; serdiff's runs of the same targets and the side-by-side rows come beside them.
+        report.update({"core_src": subject.core_src() or None, "serdiff_targets": serdiff_rows,
+                       "goal": f"core >= {CORE_GOAL}x serdiff (exec/CPU-s)", "comparison": comparison})
+        below = [c["target"] for c in comparison if not c["meets_goal"]]
+        log(f"goal core >= {CORE_GOAL}x serdiff: " + (f"below it: {' '.join(below)}" if below else "every target"))
     destination.write_text(json.dumps(report, indent=2) + "\n")
     log(f"fuzz-bench: wrote {destination}")
-    failed = [r["target"] for r in [first_ceiling, last_ceiling] + rows if r["exit_status"] != 0]
+    failed = [r["target"] for r in [first_ceiling, last_ceiling] + rows + serdiff_rows if r["exit_status"] != 0]
     if failed:
         log(f"fuzz-bench: run(s) failed (a crash or engine error, see the logs): {' '.join(failed)}")
     return 1 if failed else 0
