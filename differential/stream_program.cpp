@@ -1,4 +1,5 @@
-// Typed stream programs: parsing from fuzz bytes, the optimized and reference runners, and the comparison.
+// Typed stream programs: parsing from fuzz bytes, the subject's and the reference's runners, and the comparison.
+// Compiled once per subject: the subject's streams and formatters come from its subject_streams.h.
 #include "differential/stream_program.h"
 
 #include <iterator>
@@ -11,20 +12,17 @@
 #include "differential/program_input.h"
 #include "differential/reference/file_io.h"
 #include "differential/reference/primitives.h"
-#include "serialize/file.h"
-#include "serialize/prevector.h"
-#include "serialize/serialize.h"
-#include "serialize/streams.h"
+#include "differential/subject.h"
+#include "subject_streams.h"
 
 namespace serdiff::differential {
 
 namespace {
 
-namespace optimized = serdiff::optimized;
 using model::Bytes;
 using model::IntKind;
 using Op = StreamOperation;
-using ScriptLike = optimized::prevector<28, uint8_t>;
+using ScriptLike = subject::prevector<28, uint8_t>;
 using PairValue = std::pair<uint32_t, std::string>;
 
 uint64_t mask_to_bits(uint64_t value, int bits) { return bits >= 64 ? value : value & ((uint64_t{1} << bits) - 1); }
@@ -182,15 +180,15 @@ void with_custom_width(int width, bool big_endian, Visit&& visit)
 {
     if constexpr (Width <= 8) {
         if (width != Width) return with_custom_width<Width + 1>(width, big_endian, visit);
-        if (big_endian) visit.template operator()<optimized::CustomUintFormatter<Width, true>>();
-        else visit.template operator()<optimized::CustomUintFormatter<Width, false>>();
+        if (big_endian) visit.template operator()<subject::CustomUintFormatter<Width, true>>();
+        else visit.template operator()<subject::CustomUintFormatter<Width, false>>();
     }
 }
 
 template <typename Visit>
 void with_varint_type(IntKind kind, Visit&& visit)
 {
-    using Mode = optimized::VarIntMode;
+    using Mode = subject::VarIntMode;
     switch (kind) {
     case IntKind::U8: return visit.template operator()<Mode::Unsigned, uint8_t>();
     case IntKind::U16: return visit.template operator()<Mode::Unsigned, uint16_t>();
@@ -206,30 +204,29 @@ void with_varint_type(IntKind kind, Visit&& visit)
 template <typename S>
 void write_optimized(S& s, const StreamStep& step)
 {
-    using optimized::ByteOrder;
-    using optimized::Serialize;
+    using subject::Serialize;
     switch (step.write) {
     case Op::U8: Serialize(s, static_cast<uint8_t>(step.number)); break;
     case Op::U16: Serialize(s, static_cast<uint16_t>(step.number)); break;
     case Op::U32: Serialize(s, static_cast<uint32_t>(step.number)); break;
     case Op::U64: Serialize(s, step.number); break;
-    case Op::U16BigEndian: optimized::write_integer<ByteOrder::Big>(s, static_cast<uint16_t>(step.number)); break;
-    case Op::U32BigEndian: optimized::write_integer<ByteOrder::Big>(s, static_cast<uint32_t>(step.number)); break;
-    case Op::U64BigEndian: optimized::write_integer<ByteOrder::Big>(s, step.number); break;
+    case Op::U16BigEndian: subject::write_big_endian(s, static_cast<uint16_t>(step.number)); break;
+    case Op::U32BigEndian: subject::write_big_endian(s, static_cast<uint32_t>(step.number)); break;
+    case Op::U64BigEndian: subject::write_big_endian(s, step.number); break;
     case Op::I8: Serialize(s, static_cast<int8_t>(step.number)); break;
     case Op::I16: Serialize(s, static_cast<int16_t>(step.number)); break;
     case Op::I32: Serialize(s, static_cast<int32_t>(step.number)); break;
     case Op::I64: Serialize(s, static_cast<int64_t>(step.number)); break;
     case Op::CustomWidth:
         with_custom_width(step.width, step.big_endian, [&]<typename Formatter>() {
-            Serialize(s, optimized::Using<Formatter>(step.number));
+            Serialize(s, subject::Using<Formatter>(step.number));
         });
         break;
     case Op::Bool: Serialize(s, step.number != 0); break;
-    case Op::CompactSize: optimized::WriteCompactSize(s, step.number); break;
+    case Op::CompactSize: subject::WriteCompactSize(s, step.number); break;
     case Op::VarInt:
-        with_varint_type(step.kind, [&]<optimized::VarIntMode Mode, typename I>() {
-            optimized::WriteVarInt<Mode, I>(s, static_cast<I>(step.number));
+        with_varint_type(step.kind, [&]<subject::VarIntMode Mode, typename I>() {
+            subject::WriteVarInt<Mode, I>(s, static_cast<I>(step.number));
         });
         break;
     case Op::RawBytes: case Op::Skip: Serialize(s, std::span<const uint8_t>(step.bytes)); break;
@@ -246,7 +243,7 @@ void write_optimized(S& s, const StreamStep& step)
     case Op::IntegerArray: {
         const std::array<uint16_t, 3> array{static_cast<uint16_t>(step.integers[0]), static_cast<uint16_t>(step.integers[1]),
                                             static_cast<uint16_t>(step.integers[2])};
-        Serialize(s, array);
+        subject::serialize_integer_array(s, array);
         break;
     }
     case Op::Pair: Serialize(s, PairValue(step.integers[0], std::string(step.bytes.begin(), step.bytes.end()))); break;
@@ -262,8 +259,7 @@ void write_optimized(S& s, const StreamStep& step)
 template <typename S>
 std::string read_optimized(S& s, const StreamStep& step)
 {
-    using optimized::ByteOrder;
-    using optimized::Unserialize;
+    using subject::Unserialize;
     auto plain = [&]<typename T>() {
         T value{};
         Unserialize(s, value);
@@ -274,9 +270,9 @@ std::string read_optimized(S& s, const StreamStep& step)
     case Op::U16: return plain.template operator()<uint16_t>();
     case Op::U32: return plain.template operator()<uint32_t>();
     case Op::U64: return plain.template operator()<uint64_t>();
-    case Op::U16BigEndian: return std::to_string(optimized::read_integer<uint16_t, ByteOrder::Big>(s));
-    case Op::U32BigEndian: return std::to_string(optimized::read_integer<uint32_t, ByteOrder::Big>(s));
-    case Op::U64BigEndian: return std::to_string(optimized::read_integer<uint64_t, ByteOrder::Big>(s));
+    case Op::U16BigEndian: return std::to_string(subject::read_big_endian<uint16_t>(s));
+    case Op::U32BigEndian: return std::to_string(subject::read_big_endian<uint32_t>(s));
+    case Op::U64BigEndian: return std::to_string(subject::read_big_endian<uint64_t>(s));
     case Op::I8: return plain.template operator()<int8_t>();
     case Op::I16: return plain.template operator()<int16_t>();
     case Op::I32: return plain.template operator()<int32_t>();
@@ -284,7 +280,7 @@ std::string read_optimized(S& s, const StreamStep& step)
     case Op::CustomWidth: {
         uint64_t value = 0;
         with_custom_width(step.read_width, step.read_big_endian,
-                          [&]<typename Formatter>() { Unserialize(s, optimized::Using<Formatter>(value)); });
+                          [&]<typename Formatter>() { Unserialize(s, subject::Using<Formatter>(value)); });
         return std::to_string(value);
     }
     case Op::Bool: {
@@ -292,11 +288,11 @@ std::string read_optimized(S& s, const StreamStep& step)
         Unserialize(s, value);
         return value ? "true" : "false";
     }
-    case Op::CompactSize: return std::to_string(optimized::ReadCompactSize(s, step.range_check));
+    case Op::CompactSize: return std::to_string(subject::ReadCompactSize(s, step.range_check));
     case Op::VarInt: {
         std::string out;
-        with_varint_type(step.read_kind, [&]<optimized::VarIntMode Mode, typename I>() {
-            out = std::to_string(optimized::ReadVarInt<Mode, I>(s));
+        with_varint_type(step.read_kind, [&]<subject::VarIntMode Mode, typename I>() {
+            out = std::to_string(subject::ReadVarInt<Mode, I>(s));
         });
         return out;
     }
@@ -318,7 +314,7 @@ std::string read_optimized(S& s, const StreamStep& step)
     }
     case Op::LimitedString: {
         std::string text;
-        Unserialize(s, optimized::LimitedString<kStreamStringLimit>(text));
+        Unserialize(s, subject::LimitedString<kStreamStringLimit>(text));
         return render_bytes(text);
     }
     case Op::Prevector: {
@@ -338,7 +334,7 @@ std::string read_optimized(S& s, const StreamStep& step)
     }
     case Op::IntegerArray: {
         std::array<uint16_t, 3> array{};
-        Unserialize(s, array);
+        subject::unserialize_integer_array(s, array);
         return render_list(array);
     }
     case Op::Pair: {
@@ -481,8 +477,8 @@ Trace trace_optimized(S& s, const StreamProgram& program, Position position, Fai
             const std::string value = read_optimized(s, program.steps[i]);
             trace.push_back(trace_entry(i, program.steps[i], value, position()));
         }
-    } catch (const optimized::SerializeError& error) {
-        trace.push_back(std::string("error: ") + error.what());
+    } catch (const subject::ReadError& error) {
+        trace.push_back("error: " + subject::read_error_text(error));
         if (failed_read) *failed_read = {true, i, before, position()};
     }
     return trace;
@@ -552,13 +548,13 @@ void check_file_writers(const StreamProgram& program, const Bytes& expected, con
     static MemoryFile reference_file("serdiff-reference-filewriter");
     const uint64_t start = program.file_start;
     {
-        optimized::AutoFile file{direct_file.open("wb", start), program.key};
+        subject::AutoFile file{direct_file.open("wb", start), program.key};
         write_all("AutoFile", file, program, ends, [&] { return file.position() - start; }, input);
         file.close();
     }
     {
-        optimized::AutoFile file{buffered_file.open("wb", start), program.key};
-        optimized::BufferedWriter writer{file, program.writer_buffer_size};
+        subject::AutoFile file{buffered_file.open("wb", start), program.key};
+        subject::BufferedWriter writer{file, program.writer_buffer_size};
         write_all("BufferedWriter", writer, program, ends, [&] { return writer.position() - start; }, input);
         writer.close();
     }
@@ -581,14 +577,14 @@ void check_writers(const StreamProgram& program, const Bytes& expected, const st
                    std::span<const uint8_t> input)
 {
     {
-        optimized::DataStream stream;
-        write_all("DataStream", stream, program, ends, [&] { return stream.bytes().size(); }, input);
-        compare_bytes("primitive_stream DataStream", stream.bytes(), expected, input);
+        subject::DataStream stream;
+        write_all("DataStream", stream, program, ends, [&] { return subject::written(stream).size(); }, input);
+        compare_bytes("primitive_stream DataStream", subject::written(stream), expected, input);
     }
     {
         std::vector<uint8_t> target = program.vector_writer_initial;
         const size_t start = program.vector_writer_position;
-        optimized::VectorWriter writer(target, start);
+        subject::VectorWriter writer(target, start);
         write_all("VectorWriter", writer, program, ends, [&] { return writer.position() - start; }, input);
         // The initial vector, zero-padded to the start, overwritten from there and extended.
         Bytes wanted = program.vector_writer_initial;
@@ -604,12 +600,12 @@ void check_writers(const StreamProgram& program, const Bytes& expected, const st
             target, wanted, input);
     }
     {
-        optimized::SizeComputer sizer;
+        subject::SizeComputer sizer;
         write_all("SizeComputer", sizer, program, ends, [&] { return sizer.size(); }, input);
     }
     {
         Bytes target(expected.size());
-        optimized::SpanWriter writer{std::span<uint8_t>(target)};
+        subject::SpanWriter writer{std::span<uint8_t>(target)};
         write_all("SpanWriter", writer, program, ends, [&] { return writer.position(); }, input);
         compare_bytes("primitive_stream SpanWriter", target, expected, input);
     }
@@ -622,14 +618,14 @@ void check_readers(const StreamProgram& program, Bytes data, std::span<const uin
     if (program.corrupt_offset != 0 && !data.empty()) data[(program.corrupt_offset - 1) % data.size()] ^= 0x80;
     const Trace expected = trace_reference(data, program);
     {
-        optimized::DataStream stream(data);
+        subject::DataStream stream(data);
         FailedRead failed;
         compare_traces("primitive_stream DataStream read",
-                       trace_optimized(stream, program, [&] { return stream.read_position(); }, &failed), expected, input);
+                       trace_optimized(stream, program, [&] { return subject::read_position(stream); }, &failed), expected, input);
         check_failed_read_consumed_nothing("DataStream", program, failed, input);
     }
     {
-        optimized::SpanReader reader(data);
+        subject::SpanReader reader(data);
         FailedRead failed;
         compare_traces("primitive_stream SpanReader read",
                        trace_optimized(reader, program, [&] { return data.size() - reader.size(); }, &failed), expected, input);
@@ -643,13 +639,13 @@ void check_readers(const StreamProgram& program, Bytes data, std::span<const uin
     reference::obfuscate(std::as_writable_bytes(std::span(stored)).subspan(start), start, program.key);
     read_file.assign(stored);
     {
-        optimized::AutoFile file{read_file.open("rb", start), program.key};
+        subject::AutoFile file{read_file.open("rb", start), program.key};
         compare_traces("primitive_stream AutoFile read",
                        trace_optimized(file, program, [&] { return file.position() - start; }), expected, input);
     }
     {
-        optimized::AutoFile file{read_file.open("rb", start), program.key};
-        optimized::BufferedReader reader{file, program.reader_buffer_size};
+        subject::AutoFile file{read_file.open("rb", start), program.key};
+        subject::BufferedReader reader{file, program.reader_buffer_size};
         compare_traces([&] { return "primitive_stream BufferedReader read (buffer " +
                                     std::to_string(program.reader_buffer_size) + ")"; },
                        trace_optimized(reader, program, [&] { return reader.position() - start; }), expected, input);
@@ -720,11 +716,11 @@ void check_custom_width_refuses(const StreamStep& step, std::span<const uint8_t>
     const uint64_t past_max = step.width == 8 ? 0 : uint64_t{1} << (8 * step.width);
     with_custom_width(step.width, step.big_endian, [&]<typename Formatter>() {
         auto refused = [&](auto value) {
-            optimized::DataStream stream;
+            subject::DataStream stream;
             try {
-                Serialize(stream, optimized::Using<Formatter>(value));
-            } catch (const std::out_of_range&) {
-                return stream.bytes().empty();
+                Serialize(stream, subject::Using<Formatter>(value));
+            } catch (const subject::CustomWidthRefusal&) {
+                return subject::written(stream).empty();
             }
             return false;
         };
@@ -753,16 +749,16 @@ void check_custom_width_refuses(const StreamStep& step, std::span<const uint8_t>
 // reference's encoder refuses it.
 void check_negative_varint_refused(const StreamStep& step, std::span<const uint8_t> input)
 {
-    if (step.write != Op::VarInt) return;
-    with_varint_type(step.kind, [&]<optimized::VarIntMode Mode, typename I>() {
-        if constexpr (Mode == optimized::VarIntMode::NonNegativeSigned) {
+    if (step.write != Op::VarInt || subject::divergences().negative_varint_written) return;
+    with_varint_type(step.kind, [&]<subject::VarIntMode Mode, typename I>() {
+        if constexpr (Mode == subject::VarIntMode::NonNegativeSigned) {
             const I negative = static_cast<I>(-1 - static_cast<int>(step.number % 64));
-            optimized::DataStream stream;
+            subject::DataStream stream;
             bool refused = false;
             try {
-                optimized::WriteVarInt<Mode, I>(stream, negative);
+                subject::WriteVarInt<Mode, I>(stream, negative);
             } catch (const std::invalid_argument&) {
-                refused = stream.bytes().empty();
+                refused = subject::written(stream).empty();
             }
             bool reference_refused = false;
             try {

@@ -45,6 +45,9 @@ struct Divergences {
     // appends its OP_RETURN for an oversized script and leaves the script as it was for a tag-4/5 x that is
     // not on the curve): the harness then reads into an empty script only, as Core's own callers do.
     bool compressed_script_read_keeps_old_bytes = false;
+    // Set when WriteVarInt in the non-negative signed mode writes a negative value instead of refusing it (Core
+    // leaves that to its callers): the stream programs then skip their refusal check.
+    bool negative_varint_written = false;
 };
 const Divergences& divergences();
 

@@ -249,7 +249,8 @@ Decoded<bool> read_compressed_script(std::span<const uint8_t> data, model::Scrip
 const Divergences& divergences()
 {
     static const Divergences core{.locator_version_written = CBlockLocator::DUMMY_VERSION,
-                                  .compressed_script_read_keeps_old_bytes = true};
+                                  .compressed_script_read_keeps_old_bytes = true,
+                                  .negative_varint_written = true};
     return core;
 }
 

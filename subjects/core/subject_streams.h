@@ -1,0 +1,204 @@
+// Bitcoin Core's streams and formatters as the stream programs name them (subjects/serdiff/subject_streams.h
+// has the same shape). Core's own classes wherever Core has them; a thin wrapper only where the harness needs a
+// position Core does not expose (it counts the bytes passed through to Core's stream) or Core lacks an operation
+// the programs run (BufferedReader has no ignore(): the wrapper reads and drops). docs/core.md "The seam".
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <ios>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <prevector.h>
+#include <serialize.h>
+#include <streams.h>
+#include <util/obfuscation.h>
+
+#include "subjects/core/convert.h"
+
+namespace serdiff::subject {
+
+template <size_t N, typename T>
+using prevector = ::prevector<static_cast<unsigned int>(N), T>;
+using ::ReadCompactSize;
+using ::Serialize;
+using ::SizeComputer;
+using ::SpanReader;
+using ::Unserialize;
+using ::WriteCompactSize;
+template <int Width, bool BigEndian>
+using CustomUintFormatter = ::CustomUintFormatter<Width, BigEndian>;
+template <typename Formatter, typename T>
+auto Using(T&& value)
+{
+    return ::Using<Formatter>(std::forward<T>(value));
+}
+
+enum class VarIntMode { Unsigned, NonNegativeSigned };
+template <VarIntMode Mode>
+inline constexpr ::VarIntMode kCoreMode = Mode == VarIntMode::Unsigned ? ::VarIntMode::DEFAULT : ::VarIntMode::NONNEGATIVE_SIGNED;
+template <VarIntMode Mode, typename I, typename S>
+void WriteVarInt(S& s, I value)
+{
+    ::WriteVarInt<S, kCoreMode<Mode>, I>(s, value);
+}
+template <VarIntMode Mode, typename I, typename S>
+I ReadVarInt(S& s)
+{
+    return ::ReadVarInt<S, kCoreMode<Mode>, I>(s);
+}
+
+using ReadError = std::ios_base::failure;
+inline std::string read_error_text(const ReadError& error) { return core_subject::error_text(error); }
+// Core's CustomUintFormatter throws ios_base::failure("CustomUintFormatter value out of range").
+using CustomWidthRefusal = std::ios_base::failure;
+
+// Core writes big-endian integers through CustomUintFormatter<bytes, true> (ser_writedata32be for 32 bits).
+template <typename S, std::unsigned_integral I>
+void write_big_endian(S& s, I value)
+{
+    if constexpr (sizeof(I) == 4) ser_writedata32be(s, value);
+    else ::Serialize(s, ::Using<::CustomUintFormatter<sizeof(I), true>>(value));
+}
+template <std::unsigned_integral I, typename S>
+I read_big_endian(S& s)
+{
+    if constexpr (sizeof(I) == 4) return ser_readdata32be(s);
+    I value = 0;
+    ::Unserialize(s, ::Using<::CustomUintFormatter<sizeof(I), true>>(value));
+    return value;
+}
+
+template <size_t Limit, typename Text>
+auto LimitedString(Text&& text)
+{
+    return ::Using<LimitedStringFormatter<Limit>>(std::forward<Text>(text));
+}
+
+// Core serializes std::array only of bytes: an integer array is its elements one after another.
+template <typename S, typename T, size_t N>
+void serialize_integer_array(S& s, const std::array<T, N>& array)
+{
+    for (const T& value : array) ::Serialize(s, value);
+}
+template <typename S, typename T, size_t N>
+void unserialize_integer_array(S& s, std::array<T, N>& array)
+{
+    for (T& value : array) ::Unserialize(s, value);
+}
+
+// Core's DataStream. Its read position is the bytes it no longer holds unread: m_read_pos itself goes back to 0
+// when a read empties the stream (Core then clears the vector).
+class DataStream : public ::DataStream {
+public:
+    DataStream() = default;
+    explicit DataStream(std::span<const uint8_t> data) : ::DataStream(data), m_initial(data.size()) {}
+    size_t read_position() const { return m_initial - size(); }
+
+private:
+    size_t m_initial = 0;
+};
+inline std::span<const uint8_t> written(const DataStream& stream)
+{
+    return {reinterpret_cast<const uint8_t*>(stream.data()), stream.size()};
+}
+inline size_t read_position(const DataStream& stream) { return stream.read_position(); }
+
+// Core's VectorWriter and SpanWriter keep their position private: these count what passes through to them.
+class VectorWriter {
+public:
+    VectorWriter(std::vector<uint8_t>& target, size_t position) : m_inner(target, position), m_position(position) {}
+    void write(std::span<const std::byte> bytes)
+    {
+        m_inner.write(bytes);
+        m_position += bytes.size();
+    }
+    size_t position() const { return m_position; }
+
+private:
+    ::VectorWriter m_inner;
+    size_t m_position;
+};
+
+class SpanWriter {
+public:
+    explicit SpanWriter(std::span<uint8_t> target) : m_inner(std::as_writable_bytes(target)) {}
+    void write(std::span<const std::byte> bytes)
+    {
+        m_inner.write(bytes);
+        m_position += bytes.size();
+    }
+    size_t position() const { return m_position; }
+
+private:
+    ::SpanWriter m_inner;
+    size_t m_position = 0;
+};
+
+// Core's AutoFile with the key as an Obfuscation; position() is Core's tell(), close() its fclose().
+class AutoFile : public ::AutoFile {
+public:
+    AutoFile(std::FILE* file, const std::array<std::byte, 8>& key)
+        : ::AutoFile(file, Obfuscation{std::span<const std::byte, Obfuscation::KEY_SIZE>(key)})
+    {
+    }
+    uint64_t position() { return static_cast<uint64_t>(tell()); }
+    void close()
+    {
+        if (fclose() != 0) throw std::ios_base::failure("AutoFile::fclose failed");
+    }
+};
+
+class BufferedWriter {
+public:
+    BufferedWriter(AutoFile& file, size_t size) : m_file(file), m_start(file.position()), m_inner(file, size) {}
+    void write(std::span<const std::byte> bytes)
+    {
+        m_inner.write(bytes);
+        m_written += bytes.size();
+    }
+    void flush() { m_inner.flush(); }
+    uint64_t position() const { return m_start + m_written; }
+    void close()
+    {
+        m_inner.flush();
+        m_file.close();
+    }
+
+private:
+    AutoFile& m_file;
+    uint64_t m_start;
+    ::BufferedWriter<::AutoFile> m_inner;
+    uint64_t m_written = 0;
+};
+
+class BufferedReader {
+public:
+    BufferedReader(AutoFile& file, size_t size) : m_start(file.position()), m_inner(std::move(file), size) {}
+    void read(std::span<std::byte> destination)
+    {
+        m_inner.read(destination);
+        m_read += destination.size();
+    }
+    void ignore(size_t count)
+    {
+        std::array<std::byte, 4096> scratch;
+        while (count > 0) {
+            const size_t now = std::min(count, scratch.size());
+            read(std::span(scratch).first(now));
+            count -= now;
+        }
+    }
+    uint64_t position() const { return m_start + m_read; }
+
+private:
+    uint64_t m_start;
+    ::BufferedReader<::AutoFile> m_inner;
+    uint64_t m_read = 0;
+};
+
+}  // namespace serdiff::subject

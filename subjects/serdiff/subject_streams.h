@@ -1,0 +1,81 @@
+// The serdiff subject's streams and formatters as the stream programs name them (the compile-time half of the
+// seam: differential/subject.h is the link-time half). Each subject has a subject_streams.h of the same shape;
+// the harness sources that include it are compiled once per subject, each with its own subject's directory on
+// the include path (docs/core.md "The seam").
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "serialize/file.h"
+#include "serialize/prevector.h"
+#include "serialize/serialize.h"
+#include "serialize/streams.h"
+
+namespace serdiff::subject {
+
+using optimized::AutoFile;
+using optimized::BufferedReader;
+using optimized::BufferedWriter;
+using optimized::DataStream;
+using optimized::SizeComputer;
+using optimized::SpanReader;
+using optimized::SpanWriter;
+using optimized::VectorWriter;
+template <size_t N, typename T>
+using prevector = optimized::prevector<N, T>;
+
+using optimized::ReadCompactSize;
+using optimized::ReadVarInt;
+using optimized::Serialize;
+using optimized::Unserialize;
+using optimized::Using;
+using optimized::VarIntMode;
+using optimized::WriteCompactSize;
+using optimized::WriteVarInt;
+template <int Width, bool BigEndian>
+using CustomUintFormatter = optimized::CustomUintFormatter<Width, BigEndian>;
+
+// What a failed read throws, and its model::errors text.
+using ReadError = optimized::SerializeError;
+inline std::string read_error_text(const ReadError& error) { return error.what(); }
+// What writing a value that does not fit a CustomUintFormatter's width throws.
+using CustomWidthRefusal = std::out_of_range;
+
+template <typename S, std::unsigned_integral I>
+void write_big_endian(S& s, I value)
+{
+    optimized::write_integer<optimized::ByteOrder::Big>(s, value);
+}
+template <std::unsigned_integral I, typename S>
+I read_big_endian(S& s)
+{
+    return optimized::read_integer<I, optimized::ByteOrder::Big>(s);
+}
+
+template <size_t Limit, typename Text>
+auto LimitedString(Text&& text)
+{
+    return optimized::LimitedString<Limit>(std::forward<Text>(text));
+}
+
+// A fixed array of integers (std::array<uint16_t, 3>): serialize/ writes and reads it as one value.
+template <typename S, typename T, size_t N>
+void serialize_integer_array(S& s, const std::array<T, N>& array)
+{
+    Serialize(s, array);
+}
+template <typename S, typename T, size_t N>
+void unserialize_integer_array(S& s, std::array<T, N>& array)
+{
+    Unserialize(s, array);
+}
+
+// What a DataStream holds after writing, and how far a DataStream reader has read.
+inline std::span<const uint8_t> written(const DataStream& stream) { return stream.bytes(); }
+inline size_t read_position(const DataStream& stream) { return stream.read_position(); }
+
+}  // namespace serdiff::subject
