@@ -129,6 +129,11 @@ class CoreBesideSerdiff(unittest.TestCase):
         self.assertEqual(cells(out, "varint"), ["varint", "100,000", "50,000", "0.50x", "yes", "50 / 70"])
         self.assertEqual(cells(out, "block")[3:5], ["0.50x", "NO"])  # rounded in the table, judged unrounded
         self.assertEqual(cells(out, "block_header")[3:5], ["-", "NO"])  # serdiff measured nothing: no ratio
+        # A run that crashed measured only the inputs before the crash: no ratio, and the row says so.
+        crashed = bench.subjects_side_by_side([row("varint", 100_000, 50)],
+                                              [{**row("varint", 90_000, 0), "exit_status": 1}])
+        self.assertEqual((crashed[0]["core_over_serdiff"], crashed[0]["meets_goal"]), (None, False))
+        self.assertEqual(cells(bench.subjects_table(crashed), "varint")[3:5], ["-", "core run failed"])
 
 
 if __name__ == "__main__":

@@ -43,7 +43,6 @@ CORE_MANIFEST = CORE_DEFECTS / "defects.tsv"
 CORE_COPIES = ROOT / "build" / "planted-core"      # <name>/src: the patched copies; current → the one built
 CORE_BUILD = ROOT / "build" / "planted-core-build"
 CORE_OUT = ROOT / "fuzz-out" / "planted-core"
-CORE_ASSERTIONS = ROOT / "tools" / "fuzz" / "core_assertions.cmake"
 CONTROL = "(unplanted)"
 
 
@@ -96,8 +95,8 @@ def check():
     print(f"planted: {len(bugs)} bugs in {MANIFEST.relative_to(ROOT)} ({targets} hunted by fuzz targets, "
           f"{len(bugs) - targets} by CI jobs), {len(hooks)} hooks in serialize/")
     core_problems = check_core()
-    print(f"planted: {len(core_defects(strict=False))} Core defects in {CORE_MANIFEST.relative_to(ROOT)}, "
-          f"{len(list(CORE_DEFECTS.glob('*.patch')))} patches in {CORE_DEFECTS.relative_to(ROOT)}/")
+    print(f"planted: {len(core_defects(strict=False))} Core defects in {shown(CORE_MANIFEST)}, "
+          f"{len(list(CORE_DEFECTS.glob('*.patch')))} patches in {shown(CORE_DEFECTS)}/")
     for problem in problems + core_problems:
         print(f"  FAIL {problem}")
     return 1 if problems or core_problems else 0
@@ -137,15 +136,15 @@ def check_core():
     try:
         defects = core_defects(strict=False)
     except OSError as error:
-        return [f"{CORE_MANIFEST.relative_to(ROOT)}: {error}"]
+        return [f"{shown(CORE_MANIFEST)}: {error}"]
     problems = []
     lines = [line for line in CORE_MANIFEST.read_text().splitlines() if line.strip() and not line.startswith("#")]
-    problems += [f"{CORE_MANIFEST.relative_to(ROOT)}: a row without 4 tab-separated fields: {line[:60]}"
+    problems += [f"{shown(CORE_MANIFEST)}: a row without 4 tab-separated fields: {line[:60]}"
                  for line in lines if len(line.split("\t")) != 4]
     patches = {p.stem for p in CORE_DEFECTS.glob("*.patch")}
-    problems += [f"{CORE_DEFECTS.relative_to(ROOT)}/{name}.patch is not a row of {CORE_MANIFEST.name}"
+    problems += [f"{shown(CORE_DEFECTS)}/{name}.patch is not a row of {CORE_MANIFEST.name}"
                  for name in sorted(patches - defects.keys())]
-    problems += [f"Core defect {name}: no {CORE_DEFECTS.relative_to(ROOT)}/{name}.patch"
+    problems += [f"Core defect {name}: no {shown(CORE_DEFECTS)}/{name}.patch"
                  for name in defects if name not in patches]
     targets = {path.stem for path in (ROOT / "fuzz_targets").glob("*.cpp")} | set(object_target_names())
     for name, defect in defects.items():
@@ -161,6 +160,11 @@ def check_core():
         if defect["target"] not in targets:
             problems.append(f"Core defect {name}: detector {defect['target']} is not a fuzz target")
     return problems
+
+
+def shown(path):
+    """A path as messages show it: relative to the repository when it is inside."""
+    return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
 
 
 def object_target_names():
@@ -197,18 +201,24 @@ def core_tree(core_source):
     return Path(fetched.stdout.strip().splitlines()[-1])
 
 
+def apply_patch(patch, directory, tree, dry_run=False):
+    """Applies a Core defect's patch exactly (no fuzz) in `directory`; exits with patch's own words if it does not
+    apply. With dry_run nothing is written (so `directory` may be the user's tree)."""
+    applied = subprocess.run(["patch", "-p1", "--forward", "--batch", "--fuzz=0", "--no-backup-if-mismatch",
+                              "--reject-file=-", "-i", str(patch)] + (["--dry-run"] if dry_run else []),
+                             cwd=directory, capture_output=True, text=True)
+    if applied.returncode != 0:
+        sys.exit(f"planted: {patch.relative_to(ROOT)} does not apply to {tree}/src:\n"
+                 f"{applied.stdout}{applied.stderr}".rstrip())
+
+
 def core_copy(name, tree, patch=None):
-    """build/planted-core/<name>/src: a copy of the tree's src/ (modification times kept) with `patch` applied.
-    Exits with patch's own words when the patch does not apply exactly."""
+    """build/planted-core/<name>/src: a copy of the tree's src/ (modification times kept) with `patch` applied."""
     copy = CORE_COPIES / name
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(tree / "src", copy / "src", symlinks=True)
     if patch:
-        applied = subprocess.run(["patch", "-p1", "--forward", "--batch", "--fuzz=0", "--no-backup-if-mismatch",
-                                  "--reject-file=-", "-i", str(patch)], cwd=copy, capture_output=True, text=True)
-        if applied.returncode != 0:
-            sys.exit(f"planted: {patch.relative_to(ROOT)} does not apply to {tree}/src:\n"
-                     f"{applied.stdout}{applied.stderr}".rstrip())
+        apply_patch(patch, copy, tree)
     return copy
 
 
@@ -234,8 +244,7 @@ def build_core(copy, targets, jobs):
     state.unlink(missing_ok=True)  # a failed build leaves no record: the next one refreshes every file
     binary = configure_and_build(CORE_BUILD, ["-DSERDIFF_SUBJECTS=serdiff;core",
                                               f"-DSERDIFF_CORE_SRC={CORE_COPIES / 'current'}",
-                                              f"-DSERDIFF_FUZZ_ONLY_TARGETS={';'.join(sorted(set(targets)))}",
-                                              f"-DCMAKE_PROJECT_INCLUDE={CORE_ASSERTIONS}"],
+                                              f"-DSERDIFF_FUZZ_ONLY_TARGETS={';'.join(sorted(set(targets)))}"],
                                  "core_fuzz_libfuzzer", jobs)
     state.write_text(json.dumps(contents) + "\n")
     return binary
@@ -268,7 +277,8 @@ def hunt(bug, target, binary, budget, from_seeds=True, out=OUT):
     headline = re.search(r"==== serdiff MISMATCH in (.*) ====", text)
     what = headline.group(1) if headline else ("sanitizer: " + m.group(1) if (m := re.search(
         r"ERROR: (\w+Sanitizer: [^\n]*)", text)) else m.group(0) if (m := re.search(
-        r"Bitcoin Core assertion failed: [^\n]*|Assertion [^\n]* failed[^\n]*|libFuzzer: deadly signal", text)) else "")
+        r"Bitcoin Core assertion failed: [^\n]*|Assertion [^\n]* failed[^\n]*|runtime error: [^\n]*"
+        r"|libFuzzer: deadly signal", text)) else "")
     detected = status != 0 and bool(crashes)
     return {"bug": bug, "target": target, "detected": detected, "seconds": seconds, "execs": execs,
             "what": what if detected else "", "crash": crashes[0] if crashes else None}
@@ -353,6 +363,8 @@ def run_core(arguments):
     names = selected(arguments.bugs, defects, "Core defect")
     targets = {name: defects[name]["target"] for name in names}
     tree = core_tree(subject.core_src())
+    for name in names:  # every patch must apply before anything is built
+        apply_patch(defects[name]["patch"], tree, tree, dry_run=True)
     log(f"planted: {len(names)} Core defect(s), each patched into a copy of {tree}/src under "
         f"{CORE_COPIES.relative_to(ROOT)}/, built in {CORE_BUILD.relative_to(ROOT)}")
     log(f"planted: building the unplanted tree ({', '.join(sorted(set(targets.values())))}) ...")
