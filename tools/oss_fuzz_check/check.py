@@ -4,7 +4,8 @@
 For each sanitizer x engine combination it sets up what OSS-Fuzz's base-builder `compile` would (CC, CXX,
 CFLAGS, CXXFLAGS, LIB_FUZZING_ENGINE, SRC, WORK, OUT), runs ci/oss-fuzz/build.sh on a copy of the tree,
 then checks $OUT the way base-runner's bad_build_check and check_build do, plus a short fuzz run per
-target. Before any build it checks the project files (project.yaml, Dockerfiles, build.sh, the
+target: serdiff's targets ($OUT/<target>) and the Core subject's ($OUT/core_<target>, Bitcoin Core's own source
+from the pinned sdist the Dockerfile unpacks). Before any build it checks the project files (project.yaml, Dockerfiles, build.sh, the
 ClusterFuzzLite workflows) against OSS-Fuzz's presubmit rules. Flag values: docs/oss-fuzz.md.
 
   tools/oss_fuzz_check/check.py [--combinations oss-fuzz|all|address-libfuzzer,...] [--seconds 3] [--jobs 2]
@@ -25,6 +26,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 BASE = ROOT / "build" / "oss-fuzz"
 OSS_FUZZ_DIR = ROOT / "ci" / "oss-fuzz"
+CORE_SDIST = ROOT / "subjects" / "core" / "sdist.txt"  # the pinned Core source (docs/core.md)
+CORE_TREE = "bitcoin-core"  # where the Dockerfile unpacks it: $SRC/bitcoin-core
+# The subjects build.sh emits, each as $OUT/<prefix><target> (fuzz_targets/CMakeLists.txt, docs/core.md).
+SUBJECT_PREFIXES = {"serdiff": "", "core": "core_"}
 CFLITE_DIR = ROOT / ".clusterfuzzlite"
 WORKFLOWS = {"code-change": ROOT / ".github" / "workflows" / "cflite_pr.yml",
              "batch": ROOT / ".github" / "workflows" / "cflite_batch.yml"}
@@ -122,6 +127,40 @@ def uncommented(text):
     return "\n".join(line.split("#")[0] for line in text.splitlines())
 
 
+def instructions(dockerfile_text):
+    """A Dockerfile's instructions, one string each: comments dropped, continuation lines joined."""
+    result, current = [], ""
+    for line in dockerfile_text.splitlines():
+        if not current and (not line.strip() or line.lstrip().startswith("#")):
+            continue
+        if line.rstrip().endswith("\\"):
+            current += line.rstrip()[:-1].strip() + " "
+            continue
+        result.append(current + line.strip())
+        current = ""
+    if current:
+        result.append(current.strip())
+    return result
+
+
+def pinned_core_sdist():
+    """(version, sha256) of the Core source subjects/core/sdist.txt pins (py-bitcoinkernel==V --hash=sha256:H)."""
+    text = CORE_SDIST.read_text()
+    version = re.search(r"^py-bitcoinkernel==(\S+)", text, re.MULTILINE)
+    digest = re.search(r"--hash=sha256:([0-9a-f]{64})", text)
+    if not version or not digest:
+        sys.exit(f"oss-fuzz-check: {CORE_SDIST} pins no py-bitcoinkernel==VERSION --hash=sha256:HASH")
+    return version.group(1), digest.group(1)
+
+
+def core_fetch_command(dockerfile_text):
+    """The Dockerfile's RUN command that unpacks the Core sdist into $SRC/bitcoin-core (None: there is none)."""
+    for instruction in instructions(dockerfile_text):
+        if instruction.startswith("RUN ") and "py_bitcoinkernel-" in instruction:
+            return instruction[len("RUN "):]
+    return None
+
+
 def check_project_files(failures):
     import yaml  # PyYAML: Debian's python3-yaml (OSS-Fuzz's presubmit parses project.yaml with it too)
     notes = []
@@ -175,6 +214,13 @@ def check_project_files(failures):
     for output in ("_seed_corpus.zip", ".dict", ".options"):
         if output not in code:
             failures.add(where, f"does not write $OUT/<target>{output}")
+    # The Core subject: both subjects configured, Core's tree from $SRC (the Dockerfile's), both engines built.
+    if not re.search(r"-DSERDIFF_SUBJECTS=\"?serdiff;core", code):
+        failures.add(where, "does not configure both subjects (-DSERDIFF_SUBJECTS=\"serdiff;core\")")
+    if not re.search(r"-DSERDIFF_CORE_SRC=\"?\$(\{)?(SRC|core_tree)", code):
+        failures.add(where, f"does not pass the Dockerfile's Core tree ($SRC/{CORE_TREE}) as -DSERDIFF_CORE_SRC")
+    if "core_fuzz_engine" not in code or "core_" not in code.replace("core_fuzz_engine", ""):
+        failures.add(where, "does not build core_fuzz_engine and emit its targets as $OUT/core_<target>")
     for path in (OSS_FUZZ_DIR / "build.sh", OSS_FUZZ_DIR / "Dockerfile"):
         if LICENSE_URL not in path.read_text():
             failures.add(str(path.relative_to(ROOT)), "lacks the Apache-2.0 URL OSS-Fuzz's presubmit requires for files under projects/")
@@ -196,10 +242,23 @@ def check_project_files(failures):
     for line in ("COPY . $SRC/serdiff", "COPY ci/oss-fuzz/build.sh $SRC/"):
         if line not in cflite_docker.splitlines():
             failures.add(where, f"lacks '{line}'")
-    setup = [line for line in docker.splitlines() if line.startswith("RUN") and "serdiff" not in line]
-    cflite_setup = [line for line in cflite_docker.splitlines() if line.startswith("RUN")]
+    setup = [i for i in instructions(docker) if i.startswith("RUN") and "serdiff" not in i]
+    cflite_setup = [i for i in instructions(cflite_docker) if i.startswith("RUN")]
     if setup != cflite_setup:
         failures.add(where, "its RUN lines differ from ci/oss-fuzz/Dockerfile's (the two builds must match)")
+    # The Core source: the sdist subjects/core/sdist.txt pins, by the same hash, unpacked into $SRC/bitcoin-core.
+    version, digest = pinned_core_sdist()
+    fetch = core_fetch_command(docker)
+    where = "ci/oss-fuzz/Dockerfile"
+    if fetch is None:
+        failures.add(where, "does not fetch the Core sdist (a RUN step with py_bitcoinkernel-<version>.tar.gz)")
+    else:
+        if f"py_bitcoinkernel-{version}.tar.gz" not in fetch:
+            failures.add(where, f"fetches another py-bitcoinkernel sdist than subjects/core/sdist.txt's {version}")
+        if not re.search(r"\b" + digest + r"\b", fetch) or "sha256sum -c" not in fetch:
+            failures.add(where, f"does not check the Core sdist against subjects/core/sdist.txt's sha256 {digest[:12]}...")
+        if not re.search(r"(-C|mv \S+) " + re.escape(CORE_TREE) + r"\b", fetch):
+            failures.add(where, f"does not unpack the Core tree into $SRC/{CORE_TREE}")
 
     # ClusterFuzzLite workflows: the two modes, the project's sanitizers, the same language.
     for mode, path in WORKFLOWS.items():
@@ -247,6 +306,32 @@ def prepare_source(src):
         shutil.copy2(source, target)
     shutil.copy2(OSS_FUZZ_DIR / "build.sh", src / "build.sh")
     prepare_secp256k1(src)
+    prepare_core_source(src)
+
+
+def prepare_core_source(src):
+    """$SRC/bitcoin-core as the Dockerfile leaves it: its own RUN command (download, sha256 check, unpack) run
+    in a scratch directory standing in for $SRC, so the Dockerfile's step itself is what is exercised."""
+    _, digest = pinned_core_sdist()
+    target, stamp = src / CORE_TREE, src / f".{CORE_TREE}-sha256"
+    if stamp.exists() and stamp.read_text() == digest and (target / "src" / "serialize.h").exists():
+        return
+    command = core_fetch_command((OSS_FUZZ_DIR / "Dockerfile").read_text())
+    if command is None:
+        sys.exit("oss-fuzz-check: ci/oss-fuzz/Dockerfile has no RUN step fetching the Core sdist")
+    scratch = BASE / "downloads" / "core-run"
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir(parents=True)
+    log("oss-fuzz-check: running the Dockerfile's Core sdist step (download, sha256 check, unpack)")
+    result = subprocess.run(["bash", "-euo", "pipefail", "-c", command], cwd=scratch, capture_output=True, text=True)
+    if result.returncode != 0 or not (scratch / CORE_TREE / "src" / "serialize.h").exists():
+        sys.exit(f"oss-fuzz-check: the Dockerfile's Core sdist step failed (exit {result.returncode}) or left no "
+                 f"{CORE_TREE}/src/serialize.h:\n{result.stdout}{result.stderr}")
+    shutil.rmtree(target, ignore_errors=True)
+    stamp.unlink(missing_ok=True)
+    shutil.move(str(scratch / CORE_TREE), str(target))
+    shutil.rmtree(scratch, ignore_errors=True)
+    stamp.write_text(digest)
 
 
 def prepare_secp256k1(src):
@@ -356,11 +441,17 @@ def build_environment(sanitizer, engine, src, work, out):
 
 
 def expected_targets(project):
-    """Targets from the sources, as fuzz_targets/CMakeLists.txt finds them (not from the binary's list):
-    fuzz_targets/<name>.cpp, and objects.cpp's one target per object type of model/codec_table.h."""
+    """{$OUT name: (subject, target)} from the sources, as fuzz_targets/CMakeLists.txt finds them (not from the
+    binaries' lists): fuzz_targets/<name>.cpp and objects.cpp's one target per object type of model/codec_table.h,
+    each as <target> (serdiff) and, unless subjects/core/absent_targets.tsv names it, as core_<target> (Core)."""
     names = {p.stem for p in (project / "fuzz_targets").glob("*.cpp")}
     object_types = re.findall(r"X\(([a-z_0-9]+), [A-Za-z]+, [a-z_0-9]+\)", (project / "model" / "codec_table.h").read_text())
-    return sorted((names - {"registry", "engine_main", "replay_main", "objects"}) | set(object_types))
+    targets = sorted((names - {"registry", "engine_main", "replay_main", "objects"}) | set(object_types))
+    absent = set(re.findall(r"^([a-z_0-9]+)\t", (project / "subjects" / "core" / "absent_targets.tsv").read_text(),
+                            re.MULTILINE))
+    expected = {SUBJECT_PREFIXES["serdiff"] + t: ("serdiff", t) for t in targets}
+    expected.update({SUBJECT_PREFIXES["core"] + t: ("core", t) for t in targets if t not in absent})
+    return expected
 
 
 def engine_functions(engine_archive):
@@ -567,15 +658,15 @@ def check_combination(sanitizer, engine, src, seconds, jobs, failures):
     start = time.time()
     project = src / "serdiff"
     targets = expected_targets(project)
-    for target in targets:
+    for target, (subject, source_target) in targets.items():
         binary = out / target
         if not (binary.is_file() and os.access(binary, os.X_OK)):
             failures.add(f"{name}/{target}", "missing from $OUT")
             continue
-        if (project / "corpora" / target).is_dir() and not (out / f"{target}_seed_corpus.zip").exists():
-            failures.add(f"{name}/{target}", "no seed corpus zip although corpora/<target>/ exists")
-        if (project / "corpora" / "dicts" / f"{target}.dict").exists() and not (out / f"{target}.dict").exists():
-            failures.add(f"{name}/{target}", "no dictionary although corpora/dicts/<target>.dict exists")
+        if (project / "corpora" / source_target).is_dir() and not (out / f"{target}_seed_corpus.zip").exists():
+            failures.add(f"{name}/{target}", f"no seed corpus zip although corpora/{source_target}/ exists")
+        if (project / "corpora" / "dicts" / f"{source_target}.dict").exists() and not (out / f"{target}.dict").exists():
+            failures.add(f"{name}/{target}", f"no dictionary although corpora/dicts/{source_target}.dict exists")
         if not re.search(r"^\[libfuzzer\]\s*\nmax_len = \d+\s*$", (out / f"{target}.options").read_text()
                          if (out / f"{target}.options").exists() else "", re.MULTILINE):
             failures.add(f"{name}/{target}", "no .options with a [libfuzzer] max_len")
@@ -587,9 +678,15 @@ def check_combination(sanitizer, engine, src, seconds, jobs, failures):
     present = [t for t in targets if (out / t).is_file()]
     if not present:
         return {"build": build_seconds, "check": time.time() - start, "targets": {}}
-    calls = check_binary_once(out / present[0], sanitizer, engine,
-                              env["LIB_FUZZING_ENGINE"] if engine == "afl" else None, failures, name)
-    log(f"   sanitizer calls in the binary: {calls}")
+    # Every target of a subject is a copy of that subject's one engine binary: each binary checked once.
+    for subject in SUBJECT_PREFIXES:
+        first = next((t for t in present if targets[t][0] == subject), None)
+        if first is None:
+            continue
+        calls = check_binary_once(out / first, sanitizer, engine,
+                                  env["LIB_FUZZING_ENGINE"] if engine == "afl" else None, failures,
+                                  f"{name} ({subject} binary)")
+        log(f"   sanitizer calls in the {subject} binary: {calls}")
 
     run_env = {**env, **RUN_ENV}
     for key in ("CFLAGS", "CXXFLAGS", "LDFLAGS"):
@@ -600,7 +697,8 @@ def check_combination(sanitizer, engine, src, seconds, jobs, failures):
         futures = {pool.submit(checker, t, out, run_env, logs, seconds, failures): t for t in present}
         for future in concurrent.futures.as_completed(futures):
             results[futures[future]] = future.result()
-    return {"build": build_seconds, "check": time.time() - start, "targets": results}
+    return {"build": build_seconds, "check": time.time() - start, "targets": results,
+            "subjects": {t: targets[t][0] for t in results}}
 
 
 def main():
@@ -646,13 +744,19 @@ def main():
 
 def report(failures, summary, total_start):
     if summary:
-        log("\ncombination            build    checks  targets  seeds  fuzz execs  result")
+        # Targets, seeds and executions per subject: serdiff's $OUT/<target>, then Core's $OUT/core_<target>.
+        log("\ncombination            build    checks  targets (serdiff+core)  seeds (serdiff+core)  "
+            "fuzz execs (serdiff+core)  result")
         for name, (result, failed) in summary.items():
-            targets = result["targets"]
-            seeds = sum(t["seeds"] for t in targets.values())
-            execs = sum(t["execs"] for t in targets.values())
-            log(f"{name:<22} {result['build']:>5.0f} s  {result['check']:>5.0f} s  {len(targets):>7}  {seeds:>5}  "
-                f"{execs:>10}  {'ok' if failed == 0 else f'{failed} failure(s)'}")
+            targets, subjects = result["targets"], result.get("subjects", {})
+            def per_subject(value):
+                return "+".join(str(sum(value(r) for t, r in targets.items() if subjects.get(t) == s))
+                                for s in SUBJECT_PREFIXES)
+            counts = per_subject(lambda r: 1)
+            seeds = per_subject(lambda r: r["seeds"])
+            execs = per_subject(lambda r: r["execs"])
+            log(f"{name:<22} {result['build']:>5.0f} s  {result['check']:>5.0f} s  {counts:>22}  {seeds:>20}  "
+                f"{execs:>25}  {'ok' if failed == 0 else f'{failed} failure(s)'}")
     log(f"\noss-fuzz-check: {len(failures.items)} failure(s) in {time.time() - total_start:.0f} s")
     return 1 if failures.items else 0
 
