@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the CI matrix (ci/jobs/<job>.sh, one after another: the machine has 2 cores) and prints a per-job
-# summary: pass/fail, time, targets, inputs replayed, fuzz smoke executions. A failing job does not stop
-# the others; the exit status is 1 when any failed. Each job's full output: build/ci-<job>.log.
+# summary: pass/fail, time, and for each subject (serdiff, core) its targets, inputs replayed and fuzz smoke
+# executions. A failing job does not stop the others; the exit status is 1 when any failed. Each job's full
+# output: build/ci-<job>.log.
 # Usage: ci/matrix.sh [JOB...]   (default: asan-ubsan msan gcc afl)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,17 +34,23 @@ done
 passed=0
 failed=0
 echo
-printf '%-11s %-6s %8s %8s %16s  %s\n' job result time targets "inputs replayed" "fuzz smoke"
+# Per subject (serdiff's serialize/, then Bitcoin Core's own source): targets, inputs replayed (committed
+# corpora plus real-data seeds) and fuzz smoke executions.
+printf '%-11s %-6s %8s %-10s  %-30s  %-30s\n' "" "" "" "" "------------ serdiff ----------" "------------- core -------------"
+printf '%-11s %-6s %8s %-10s  %7s %10s %11s  %7s %10s %11s\n' job result time smoke \
+    targets replayed "smoke execs" targets replayed "smoke execs"
 for job in "${jobs[@]}"; do
     summary=$build_root/ci-$job/ci-summary.txt
     if [ -f "$summary" ]; then
-        read -r _ result seconds targets replayed smoke < "$summary"
+        read -r _ result seconds engine s_targets s_replayed s_execs c_targets c_replayed c_execs < "$summary"
     else
-        result=FAIL seconds=- targets=- replayed=- smoke="no summary (see log)"
+        result=FAIL seconds=- engine=- s_targets=- s_replayed=- s_execs=- c_targets=- c_replayed=- c_execs=-
     fi
     [ "$result" = PASS ] && passed=$((passed + 1)) || failed=$((failed + 1))
     [ "$seconds" = - ] || seconds="$((seconds / 60))m$(printf '%02d' $((seconds % 60)))s"
-    printf '%-11s %-6s %8s %8s %16s  %s\n' "$job" "$result" "$seconds" "$targets" "$replayed" "${smoke//-/ }"
+    printf '%-11s %-6s %8s %-10s  %7s %10s %11s  %7s %10s %11s\n' "$job" "$result" "$seconds" "$engine" \
+        "$s_targets" "$s_replayed" "$s_execs" "${c_targets:--}" "${c_replayed:--}" "${c_execs:--}"
+    [ -f "$summary" ] || echo "            (no summary: see ${build_root#$root/}/ci-$job.log)"
 done
 total=$(( $(date +%s) - matrix_start ))
 echo "ci: matrix took $((total / 60))m$(printf '%02d' $((total % 60)))s"

@@ -1,5 +1,7 @@
-# Shared steps of every CI job (sourced by ci/jobs/<job>.sh): configure its own build directory, build,
-# replay every corpus, run the unit tests, fuzz-smoke every target, and write a one-line summary.
+# Shared steps of every CI job (sourced by ci/jobs/<job>.sh): configure its own build directory with both
+# subjects (serdiff's serialize/ and Bitcoin Core's own source, docs/core.md), build, replay every corpus
+# through each subject's replay driver, run the unit tests, fuzz-smoke every target of each subject, and write
+# a one-line summary.
 #
 # A job script sets, then calls run_job:
 #   JOB_NAME          the job (build directory build/ci-<job>)
@@ -13,22 +15,32 @@
 #                              becomes build/ci-<job>-planted-<name> so the clean tree stays cached
 #   SERDIFF_CI_BUILD_ROOT      where build directories go (default <repo>/build)
 #   SERDIFF_CI_JOBS            parallel build/test jobs (default: nproc, at most 2)
+#   SERDIFF_CORE_SRC           the Bitcoin Core tree of the Core subject (default: the pinned sdist, fetched
+#                              by subjects/core/fetch.sh at configure time into build/core-source)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 SMOKE_SECONDS=${SERDIFF_CI_SMOKE_SECONDS:-5}
 PARALLEL=${SERDIFF_CI_JOBS:-$(( $(nproc) < 2 ? $(nproc) : 2 ))}
 SHARED_DATA=${SERDIFF_DATA_DIR:-$ROOT/../shared/data}
+# The subjects every job builds and tests (differential/subject.h): <subject>_fuzz_{replay,libfuzzer,afl}.
+SUBJECTS=(serdiff core)
+declare -A TARGETS=() TARGET_COUNT=() REPLAYED=() SMOKE_EXECS=()
 
-say() { echo "[ci $JOB_NAME] $*" >&2; }
+# Progress lines carry the seconds since the job started, so each stage's time can be read off the log.
+say() { echo "[ci $JOB_NAME] $(( $(date +%s) - ${JOB_START:-$(date +%s)} ))s $*" >&2; }
 
-# Writes the summary line the matrix table is made of: status seconds targets replayed smoke.
+# Writes the summary line the matrix table is made of: job status seconds engine, then targets, inputs
+# replayed and smoke executions of each subject (serdiff, then core).
 write_summary() {
     local status=$1
     local elapsed=$(( $(date +%s) - JOB_START ))
+    local subject counts=()
+    for subject in "${SUBJECTS[@]}"; do
+        counts+=("${TARGET_COUNT[$subject]:-0}" "${REPLAYED[$subject]:-0}" "${SMOKE_EXECS[$subject]:-0}")
+    done
     mkdir -p "$BUILD_DIR"
-    printf '%s %s %s %s %s %s\n' "$JOB_NAME" "$status" "$elapsed" "${TARGET_COUNT:-0}" "${REPLAYED:-0}" \
-        "${SMOKE_DESCRIPTION:-none}" > "$BUILD_DIR/ci-summary.txt"
+    echo "$JOB_NAME $status $elapsed ${SMOKE_ENGINE:-none} ${counts[*]}" > "$BUILD_DIR/ci-summary.txt"
 }
 
 # Runs a command with its output in $BUILD_DIR/ci-logs/<name>.log; on failure prints the log's end (where a
@@ -53,52 +65,72 @@ on_exit() {
     fi
 }
 
-# Replays every file under the given paths for one target; adds the count to REPLAYED.
+# The targets a subject's replay driver has built (core_fuzz_replay lists the targets it does not build as
+# "absent", with the reason: those are skipped).
+built_targets() {
+    env "${SANITIZER_ENV[@]}" "$BIN/$1_fuzz_replay" --list --json |
+        python3 -c 'import json, sys; print(" ".join(t["name"] for t in json.load(sys.stdin) if not t.get("absent")))'
+}
+
+# Where a subject's fuzz smoke of a target works (and leaves its findings): ci-smoke/<target> for serdiff,
+# ci-smoke/core/<target> for Core.
+smoke_dir() {
+    if [ "$1" = serdiff ]; then echo "$BUILD_DIR/ci-smoke/$2"; else echo "$BUILD_DIR/ci-smoke/$1/$2"; fi
+}
+
+# replay SUBJECT TARGET PATH...: replays every file under the paths through the subject's replay driver;
+# adds the count to REPLAYED[SUBJECT].
 replay() {
-    local target=$1
-    shift
-    local output errors=$BUILD_DIR/ci-logs/replay-$target.stderr
+    local subject=$1 target=$2
+    shift 2
+    local output errors=$BUILD_DIR/ci-logs/replay-$subject-$target.stderr
     # stderr (progress lines, or a sanitizer's report) is shown only when the replay fails.
-    output=$(env "${SANITIZER_ENV[@]}" "$BIN/serdiff_fuzz_replay" --target "$target" "$@" 2> "$errors") || {
+    output=$(env "${SANITIZER_ENV[@]}" "$BIN/${subject}_fuzz_replay" --target "$target" "$@" 2> "$errors") || {
         echo "$output"
         cat "$errors" >&2
+        say "replaying $* through ${subject}_fuzz_replay --target $target failed"
         return 1
     }
     local count
     count=$(sed -n 's/^serdiff replay [^:]*: \([0-9]*\) files.*/\1/p' <<<"$output")
-    REPLAYED=$(( REPLAYED + ${count:-0} ))
+    REPLAYED[$subject]=$(( ${REPLAYED[$subject]:-0} + ${count:-0} ))
 }
 
 # The longest input libFuzzer mutates per target, as the target declares it (SERDIFF_FUZZ_TARGET options).
 max_len() {
-    python3 "$ROOT/tools/fuzz/run.py" option "$BIN/serdiff_fuzz_libfuzzer" "$1" max_len
+    python3 "$ROOT/tools/fuzz/run.py" option "$BIN/$1_fuzz_libfuzzer" "$2" max_len
 }
 
+# smoke_<engine> SUBJECT TARGET: a short fuzz run of one target of one subject, from the target's corpus.
 smoke_libfuzzer() {
-    local target=$1 work=$BUILD_DIR/ci-smoke/$1
+    local subject=$1 target=$2 work
+    work=$(smoke_dir "$subject" "$target")
     rm -rf "$work" && mkdir -p "$work/corpus" "$work/crashes"
-    local command=("$BIN/serdiff_fuzz_libfuzzer" "-max_total_time=$SMOKE_SECONDS" "-rss_limit_mb=2048"
-                   "-max_len=$(max_len "$target")" "-timeout=30" "-print_final_stats=1"
+    local binary=$BIN/${subject}_fuzz_libfuzzer
+    local command=("$binary" "-max_total_time=$SMOKE_SECONDS" "-rss_limit_mb=2048"
+                   "-max_len=$(max_len "$subject" "$target")" "-timeout=30" "-print_final_stats=1"
                    "-artifact_prefix=$work/crashes/")
     [ -f "$ROOT/corpora/dicts/$target.dict" ] && command+=("-dict=$ROOT/corpora/dicts/$target.dict")
     # The target's own libFuzzer flags (SERDIFF_FUZZ_TARGET .libfuzzer_flags).
     local flags
-    read -r -a flags <<<"$(python3 "$ROOT/tools/fuzz/run.py" option "$BIN/serdiff_fuzz_libfuzzer" "$target" libfuzzer_flags)"
+    read -r -a flags <<<"$(python3 "$ROOT/tools/fuzz/run.py" option "$binary" "$target" libfuzzer_flags)"
     command+=("${flags[@]}")
     # New inputs go to the scratch corpus (first directory), never into corpora/.
     command+=("$work/corpus" "$ROOT/corpora/$target")
     if ! env "${SANITIZER_ENV[@]}" FUZZ="$target" "${command[@]}" > "$work/log" 2>&1; then
         tail -n 60 "$work/log"
-        say "libFuzzer smoke of $target failed (log $work/log, inputs in $work/crashes/)"
+        say "libFuzzer smoke of $target ($subject) failed (log $work/log, inputs in $work/crashes/," \
+            "replay with $BIN/${subject}_fuzz_replay --target $target FILE)"
         return 1
     fi
     local execs
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")
-    SMOKE_EXECS=$(( SMOKE_EXECS + ${execs:-0} ))
+    SMOKE_EXECS[$subject]=$(( ${SMOKE_EXECS[$subject]:-0} + ${execs:-0} ))
 }
 
 smoke_afl() {
-    local target=$1 work=$BUILD_DIR/ci-smoke/$1
+    local subject=$1 target=$2 work
+    work=$(smoke_dir "$subject" "$target")
     rm -rf "$work" && mkdir -p "$work/in"
     local file
     for file in "$ROOT/corpora/$target"/*; do
@@ -106,7 +138,7 @@ smoke_afl() {
     done
     local command=(afl-fuzz -i "$work/in" -o "$work/out" -V "$SMOKE_SECONDS" -m none -t 5000)
     [ -f "$ROOT/corpora/dicts/$target.dict" ] && command+=(-x "$ROOT/corpora/dicts/$target.dict")
-    command+=(-- "$BIN/serdiff_fuzz_afl")
+    command+=(-- "$BIN/${subject}_fuzz_afl")
     # afl-fuzz insists on unsymbolized, aborting ASan reports (it records the abort as a crash).
     local setting asan_options=""
     for setting in "${SANITIZER_ENV[@]}"; do
@@ -117,42 +149,59 @@ smoke_afl() {
         AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_FORKSRV_INIT_TMOUT=60000 \
         "${command[@]}" > "$work/log" 2>&1; then
         tail -n 40 "$work/log"
-        say "afl-fuzz on $target did not run"
+        say "afl-fuzz on $target ($subject) did not run"
         return 1
     fi
     local crashes
     crashes=$(find "$work/out/default/crashes" -name 'id:*' 2>/dev/null | wc -l)
     if [ "$crashes" -ne 0 ]; then
-        say "afl-fuzz found $crashes crash(es) in $target; replay one with:"
+        say "afl-fuzz found $crashes crash(es) in $target ($subject); replay one with:"
         find "$work/out/default/crashes" -name 'id:*' | head -n 3 |
-            sed "s|^|  $BIN/serdiff_fuzz_replay --target $target |" >&2
+            sed "s|^|  $BIN/${subject}_fuzz_replay --target $target |" >&2
         return 1
     fi
     local execs
     execs=$(sed -n 's/^execs_done *: *//p' "$work/out/default/fuzzer_stats" 2>/dev/null)
-    SMOKE_EXECS=$(( SMOKE_EXECS + ${execs:-0} ))
+    SMOKE_EXECS[$subject]=$(( ${SMOKE_EXECS[$subject]:-0} + ${execs:-0} ))
 }
 
 smoke_replay() {
-    local target=$1 work=$BUILD_DIR/ci-smoke/$1
+    local subject=$1 target=$2 work
+    work=$(smoke_dir "$subject" "$target")
     rm -rf "$work" && mkdir -p "$work"
     local output
     # The replay driver saves a failing mutation as ./serdiff-smoke-crash-<target>.
-    output=$(cd "$work" && env "${SANITIZER_ENV[@]}" "$BIN/serdiff_fuzz_replay" --target "$target" \
+    output=$(cd "$work" && env "${SANITIZER_ENV[@]}" "$BIN/${subject}_fuzz_replay" --target "$target" \
         --smoke-seconds "$SMOKE_SECONDS" --seed 1 "$ROOT/corpora/$target" 2> "$work/stderr") || {
         echo "$output"
         cat "$work/stderr" >&2
+        say "replay-driver smoke of $target ($subject) failed (input saved in $work/)"
         return 1
     }
     local runs
     runs=$(sed -n 's/^serdiff smoke [^:]*: \([0-9]*\) mutated.*/\1/p' <<<"$output")
-    SMOKE_EXECS=$(( SMOKE_EXECS + ${runs:-0} ))
+    SMOKE_EXECS[$subject]=$(( ${SMOKE_EXECS[$subject]:-0} + ${runs:-0} ))
+}
+
+# Builds a subject's replay driver, lists its targets and replays every target's committed corpus.
+replay_corpora() {
+    local subject=$1
+    STAGE=build-replay-$subject
+    say "building ${subject}_fuzz_replay"
+    logged "build-replay-$subject" cmake --build "$BUILD_DIR" -j "$PARALLEL" --target "${subject}_fuzz_replay"
+    TARGETS[$subject]=$(built_targets "$subject")
+    TARGET_COUNT[$subject]=$(wc -w <<<"${TARGETS[$subject]}")
+    [ "${TARGET_COUNT[$subject]}" -gt 0 ] || { say "${subject}_fuzz_replay lists no built target"; return 1; }
+    STAGE=replay-corpora-$subject
+    say "replaying corpora/ through ${subject}_fuzz_replay for ${TARGET_COUNT[$subject]} targets"
+    local target
+    for target in ${TARGETS[$subject]}; do
+        replay "$subject" "$target" "$ROOT/corpora/$target"
+    done
 }
 
 run_job() {
     JOB_START=$(date +%s)
-    REPLAYED=0
-    SMOKE_EXECS=0
     local build_root=${SERDIFF_CI_BUILD_ROOT:-$ROOT/build}
     BUILD_DIR=$build_root/ci-$JOB_NAME
     local planted=${SERDIFF_PLANTED_BUG:-}
@@ -175,22 +224,17 @@ run_job() {
     # A planted defect may draw a compiler warning (gcc sees some statically): warnings fail only clean builds.
     local werror=ON
     [ -z "$planted" ] || werror=OFF
+    # Both subjects; the Core source is fetched here (the pinned sdist) unless SERDIFF_CORE_SRC names a tree.
     logged configure cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DSERDIFF_PEERS=OFF -DSERDIFF_WERROR=$werror \
-        -DSERDIFF_PLANTED_BUG="$planted" "${CMAKE_ARGS[@]}"
+        -DSERDIFF_PLANTED_BUG="$planted" "-DSERDIFF_SUBJECTS=serdiff;core" \
+        "-DSERDIFF_CORE_SRC=${SERDIFF_CORE_SRC:-}" "${CMAKE_ARGS[@]}"
+    grep -h 'subjects/core: Bitcoin Core source at' "$BUILD_DIR/ci-logs/configure.log" | sed "s/^-- /[ci $JOB_NAME] /" >&2 || true
 
-    # The replay driver first: the committed corpora fail fast, before the slower unit-test build.
-    STAGE=build-replay
-    say "building the replay driver"
-    logged build-replay cmake --build "$BUILD_DIR" -j "$PARALLEL" --target serdiff_fuzz_replay
-    local targets
-    targets=$(env "${SANITIZER_ENV[@]}" "$BIN/serdiff_fuzz_replay" --list)
-    TARGET_COUNT=$(wc -w <<<"$targets")
-
-    STAGE=replay-corpora
-    say "replaying corpora/ for $TARGET_COUNT targets"
-    local target
-    for target in $targets; do
-        replay "$target" "$ROOT/corpora/$target"
+    # The replay drivers first: the committed corpora fail fast, before the slower full build. serdiff's
+    # first, so a defect in serialize/ fails before Core's files are compiled.
+    local subject target
+    for subject in "${SUBJECTS[@]}"; do
+        replay_corpora "$subject"
     done
 
     STAGE=build
@@ -209,22 +253,29 @@ run_job() {
         local seeds=$BUILD_DIR/shared-seeds
         rm -rf "$seeds"
         env "${SANITIZER_ENV[@]}" "$BIN/serdiff_corpus_gen" --shared-data "$SHARED_DATA" --out "$seeds" > /dev/null
-        for target in $targets; do
-            if [ -d "$seeds/$target" ]; then replay "$target" "$seeds/$target"; fi
+        for subject in "${SUBJECTS[@]}"; do
+            for target in ${TARGETS[$subject]}; do
+                if [ -d "$seeds/$target" ]; then replay "$subject" "$target" "$seeds/$target"; fi
+            done
         done
     else
         say "no $SHARED_DATA: real-data seeds skipped"
     fi
 
-    STAGE=fuzz-smoke
-    say "fuzz smoke: $SMOKE_ENGINE, ${SMOKE_SECONDS} s per target"
-    for target in $targets; do
-        "smoke_$SMOKE_ENGINE" "$target"
+    for subject in "${SUBJECTS[@]}"; do
+        STAGE=fuzz-smoke-$subject
+        say "fuzz smoke of ${subject}'s ${TARGET_COUNT[$subject]} targets: $SMOKE_ENGINE, ${SMOKE_SECONDS} s per target"
+        for target in ${TARGETS[$subject]}; do
+            "smoke_$SMOKE_ENGINE" "$subject" "$target"
+        done
     done
-    SMOKE_DESCRIPTION="${SMOKE_ENGINE}:${SMOKE_EXECS}-execs"
 
     STAGE=done
     write_summary PASS
-    say "PASS in $(( $(date +%s) - JOB_START )) s: $TARGET_COUNT targets, $REPLAYED inputs replayed," \
-        "$SMOKE_EXECS smoke executions ($SMOKE_ENGINE)"
+    local totals=""
+    for subject in "${SUBJECTS[@]}"; do
+        totals+="${totals:+; }$subject: ${TARGET_COUNT[$subject]} targets, ${REPLAYED[$subject]:-0} inputs replayed,"
+        totals+=" ${SMOKE_EXECS[$subject]:-0} smoke executions"
+    done
+    say "PASS in $(( $(date +%s) - JOB_START )) s ($SMOKE_ENGINE smoke): $totals"
 }
