@@ -1,4 +1,4 @@
-// Target prevector: optimized::prevector driven directly by an operation program and compared with std::vector
+// Target prevector: subject::prevector driven directly by an operation program and compared with std::vector
 // after every step (contents, size, emptiness, front/back, the returned iterators and references, equality
 // with a snapshot), plus its own invariants (capacity ≥ size; inline exactly while capacity is the inline N).
 // The object targets reach prevector only through CScript-shaped fields; this drives every member.
@@ -10,8 +10,9 @@
 
 #include "differential/compare.h"
 #include "differential/program_input.h"
+#include "differential/subject.h"
 #include "fuzz_targets/registry.h"
-#include "serialize/prevector.h"
+#include "subject_streams.h"
 
 using namespace serdiff;
 
@@ -94,9 +95,13 @@ private:
         case 1: {
             const T v = value();
             if (!room) break;
-            T& made = subject_.emplace_back(v);
+            if constexpr (subject::kPrevectorEmplaceBackReturnsReference) {
+                T& made = subject_.emplace_back(v);
+                if (&made != &subject_.back() || made != v) fail("emplace_back reference", "not the new last element");
+            } else {
+                subject_.emplace_back(v);
+            }
             model_.push_back(v);
-            if (&made != &subject_.back() || made != v) fail("emplace_back reference", "not the new last element");
             break;
         }
         case 2:
@@ -110,7 +115,7 @@ private:
         case 4: {
             const size_t n = count(kMaxElements);
             const T v = value();
-            subject_.resize(n, v), model_.resize(n, v);
+            if constexpr (subject::kPrevectorResizeTakesValue) subject_.resize(n, v), model_.resize(n, v);
             break;
         }
         case 5: {
@@ -131,8 +136,13 @@ private:
         }
         case 8: {
             const std::vector<T> range = values(count(kMaxElements));
-            if (in_.byte() & 1) subject_.assign(range.begin(), range.end());
-            else subject_.assign(InputOnly<T>{range.data()}, InputOnly<T>{range.data() + range.size()});
+            const bool single_pass = in_.byte() & 1;
+            if constexpr (subject::kPrevectorTakesSinglePassRanges) {
+                if (single_pass) subject_.assign(InputOnly<T>{range.data()}, InputOnly<T>{range.data() + range.size()});
+                else subject_.assign(range.begin(), range.end());
+            } else {
+                subject_.assign(range.begin(), range.end());
+            }
             model_.assign(range.begin(), range.end());
             break;
         }
@@ -149,12 +159,16 @@ private:
             const size_t at = count(size);
             const std::vector<T> range = values(count(room));
             const bool single_pass = in_.byte() & 1;
-            const auto it = single_pass
-                                ? subject_.insert(subject_.begin() + at, InputOnly<T>{range.data()},
-                                                  InputOnly<T>{range.data() + range.size()})
-                                : subject_.insert(subject_.begin() + at, range.begin(), range.end());
+            if constexpr (subject::kPrevectorTakesSinglePassRanges) {
+                const auto it = single_pass
+                                    ? subject_.insert(subject_.begin() + at, InputOnly<T>{range.data()},
+                                                      InputOnly<T>{range.data() + range.size()})
+                                    : subject_.insert(subject_.begin() + at, range.begin(), range.end());
+                if (it != subject_.begin() + at) fail("insert(range) result", "iterator not at the first inserted element");
+            } else {
+                subject_.insert(subject_.begin() + at, range.begin(), range.end());  // returns nothing
+            }
             model_.insert(model_.begin() + static_cast<std::ptrdiff_t>(at), range.begin(), range.end());
-            if (it != subject_.begin() + at) fail("insert(range) result", "iterator not at the first inserted element");
             break;
         }
         case 11: {
@@ -175,7 +189,7 @@ private:
             break;
         }
         case 13:  // snapshot by copy construction (the equality checks compare against it from now on)
-            snapshot_ = optimized::prevector<N, T>(subject_), snapshot_model_ = model_;
+            snapshot_ = subject::prevector<N, T>(subject_), snapshot_model_ = model_;
             break;
         case 14:  // copy assignment both ways, self-assignment included
             if (in_.byte() & 1) {
@@ -186,18 +200,18 @@ private:
             }
             break;
         case 15: {  // move construction and move assignment: the moved-from vector must be empty and usable
-            optimized::prevector<N, T> moved(std::move(subject_));
-            if (!subject_.empty() || !subject_.is_inline() || subject_.capacity() != N)
+            subject::prevector<N, T> moved(std::move(subject_));
+            if (!subject_.empty() || !subject::prevector_is_inline(subject_) || subject_.capacity() != N)
                 fail("move construction", "moved-from prevector not empty with its inline capacity");
             subject_ = std::move(moved);
-            if (!moved.empty() || !moved.is_inline() || moved.capacity() != N)
+            if (!moved.empty() || !subject::prevector_is_inline(moved) || moved.capacity() != N)
                 fail("move assignment", "moved-from prevector not empty with its inline capacity");
             moved.push_back(T{7});  // a moved-from prevector is usable
             if (moved.size() != 1 || moved[0] != T{7}) fail("move assignment", "moved-from prevector unusable");
             break;
         }
         case 16: {  // elements of the vector itself as the argument (aliasing)
-            if (!size || !room) break;
+            if (!size || !room || !subject::kPrevectorTakesOwnElements) break;
             const size_t from = count(size - 1);
             const T v = model_[from];
             if (in_.byte() & 1) {
@@ -213,17 +227,19 @@ private:
             const size_t n = count(kMaxElements);
             const T v = value();
             switch (in_.byte() % 4) {
-            case 0: subject_ = optimized::prevector<N, T>(n), model_.assign(n, T{}); break;
-            case 1: subject_ = optimized::prevector<N, T>(n, v), model_.assign(n, v); break;
+            case 0: subject_ = subject::prevector<N, T>(n), model_.assign(n, T{}); break;
+            case 1: subject_ = subject::prevector<N, T>(n, v), model_.assign(n, v); break;
             case 2: {
                 const std::vector<T> range = values(n);
-                subject_ = optimized::prevector<N, T>(range.begin(), range.end()), model_ = range;
+                subject_ = subject::prevector<N, T>(range.begin(), range.end()), model_ = range;
                 break;
             }
             default: {
                 // The next two values, wrapping at the type's width (computed in 64 bits: no overflow).
                 const T v1 = static_cast<T>(uint64_t{v} + 1), v2 = static_cast<T>(uint64_t{v} + 2);
-                subject_ = optimized::prevector<N, T>{v, v1, v2}, model_ = {v, v1, v2};
+                model_ = {v, v1, v2};
+                if constexpr (subject::kPrevectorTakesInitializerList) subject_ = subject::prevector<N, T>{v, v1, v2};
+                else subject_ = subject::prevector<N, T>(model_.begin(), model_.end());
             }
             }
         }
@@ -233,7 +249,7 @@ private:
     void check()
     {
         const size_t size = model_.size();
-        const std::string both = "optimized " + show(subject_.data(), subject_.size()) + "\nstd::vector " +
+        const std::string both = std::string(subject::name()) + " " + show(subject_.data(), subject_.size()) + "\nstd::vector " +
                                  show(model_.data(), size);
         if (subject_.size() != size || !std::equal(model_.begin(), model_.end(), subject_.begin()))
             fail("contents differ from std::vector", both);
@@ -242,8 +258,8 @@ private:
         if (size && (subject_.front() != model_.front() || subject_.back() != model_.back()))
             fail("front()/back()", both);
         if (subject_.capacity() < size) fail("capacity below size", "capacity " + std::to_string(subject_.capacity()));
-        if (subject_.is_inline() != (subject_.capacity() == N))
-            fail("inline storage", "is_inline " + std::to_string(subject_.is_inline()) + " with capacity " +
+        if (subject::prevector_is_inline(subject_) != (subject_.capacity() == N))
+            fail("inline storage", "is_inline " + std::to_string(subject::prevector_is_inline(subject_)) + " with capacity " +
                                        std::to_string(subject_.capacity()) + " (inline N " + std::to_string(N) + ")");
         const auto& constant = subject_;
         if (size && (constant[size - 1] != model_[size - 1] || constant.data() != subject_.data()))
@@ -256,7 +272,7 @@ private:
     std::span<const uint8_t> input_;
     std::string label_;
     uint8_t operation_ = 0;
-    optimized::prevector<N, T> subject_, snapshot_;
+    subject::prevector<N, T> subject_, snapshot_;
     std::vector<T> model_, snapshot_model_;
 };
 

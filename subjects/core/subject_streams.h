@@ -24,6 +24,23 @@ namespace serdiff::subject {
 
 template <size_t N, typename T>
 using prevector = ::prevector<static_cast<unsigned int>(N), T>;
+// Core's prevector takes ranges it can measure (last - first), resizes without a fill value, has no
+// initializer-list constructor and returns nothing from emplace_back and a range insert: the prevector target
+// drives only what Core has.
+inline constexpr bool kPrevectorTakesSinglePassRanges = false;
+inline constexpr bool kPrevectorResizeTakesValue = false;
+inline constexpr bool kPrevectorEmplaceBackReturnsReference = false;
+// Whether push_back/insert may be given one of the prevector's own elements (std::vector allows it).
+// Core's may not: it grows or shifts its storage first and reads the argument after (heap-use-after-free when it
+// grows; docs/core.md "Findings").
+inline constexpr bool kPrevectorTakesOwnElements = false;
+inline constexpr bool kPrevectorTakesInitializerList = false;
+// Inline ("direct") storage: Core's is_direct() is private; a direct prevector owns no heap memory.
+template <typename Prevector>
+bool prevector_is_inline(const Prevector& vector)
+{
+    return vector.allocated_memory() == 0;
+}
 using ::ReadCompactSize;
 using ::Serialize;
 using ::SizeComputer;

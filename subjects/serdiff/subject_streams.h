@@ -27,6 +27,19 @@ using optimized::SpanWriter;
 using optimized::VectorWriter;
 template <size_t N, typename T>
 using prevector = optimized::prevector<N, T>;
+// What the prevector target may ask of it beyond Core's interface: serialize/'s prevector also takes single-pass
+// ranges, resizes with a fill value, takes an initializer list and returns the new element from emplace_back.
+inline constexpr bool kPrevectorTakesSinglePassRanges = true;
+inline constexpr bool kPrevectorResizeTakesValue = true;
+inline constexpr bool kPrevectorEmplaceBackReturnsReference = true;
+// Whether push_back/insert may be given one of the prevector's own elements (std::vector allows it).
+inline constexpr bool kPrevectorTakesOwnElements = true;
+inline constexpr bool kPrevectorTakesInitializerList = true;
+template <typename Prevector>
+bool prevector_is_inline(const Prevector& vector)
+{
+    return vector.is_inline();
+}
 
 using optimized::ReadCompactSize;
 using optimized::ReadVarInt;
