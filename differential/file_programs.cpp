@@ -1,4 +1,5 @@
-// File-layer operation programs: parsing from fuzz bytes, running them on both sides, comparing.
+// File-layer operation programs of the serdiff subject (buffered_writer, block_store): parsing from fuzz bytes,
+// running them on both sides, comparing. buffered_reader's program is buffered_reader_program.cpp (every subject).
 #include "differential/file_programs.h"
 
 #include <cerrno>
@@ -30,23 +31,6 @@ using Key = std::array<std::byte, 8>;
 using Magic = std::array<std::byte, 4>;
 constexpr Magic kMainnetMagic{std::byte{0xf9}, std::byte{0xbe}, std::byte{0xb4}, std::byte{0xd9}};
 
-Key read_key(ProgramInput& in)
-{
-    Key key;
-    for (auto& value : key) value = std::byte{in.byte()};
-    return key;
-}
-
-// The buffer byte of buffered_writer/buffered_reader: 1 + b % 32, or for b ≥ 0xf0 a request for a 0-byte buffer,
-// which the BufferedWriter/BufferedReader must treat as 1. Returns {what is asked for, what acts}.
-std::pair<size_t, size_t> read_buffer_size(ProgramInput& in)
-{
-    const uint8_t buffer_byte = in.byte();
-    const size_t request = buffer_byte >= 0xf0 ? 0 : 1 + buffer_byte % kMaxFileBufferSize;
-    return {request, std::max<size_t>(request, 1)};
-}
-
-std::string position_text(uint64_t position) { return "@" + std::to_string(position); }
 
 // ----------------------------------------------------------------------------------------- buffered_writer
 
@@ -143,41 +127,6 @@ void check_fault_run(const std::string& name, const FaultRun& run, const FaultFi
                         input);
 }
 
-// ----------------------------------------------------------------------------------------- buffered_reader
-
-struct ReadStep {
-    enum Kind { Byte, Span, Ignore, Position, Count } kind;
-    size_t size = 0;
-};
-
-template <typename Reader>
-Trace trace_reads(Reader& reader, const std::vector<ReadStep>& steps)
-{
-    Trace trace;
-    try {
-        for (const ReadStep& step : steps) {
-            switch (step.kind) {
-            case ReadStep::Byte: trace.push_back("byte " + std::to_string(std::to_integer<int>(reader.read_byte()))); break;
-            case ReadStep::Span: {
-                Bytes out(step.size);
-                reader.read(std::as_writable_bytes(std::span(out)));
-                trace.push_back("read " + model::to_hex(out));
-                break;
-            }
-            case ReadStep::Ignore: reader.ignore(step.size); trace.push_back("ignore " + std::to_string(step.size)); break;
-            case ReadStep::Position: trace.push_back("position"); break;
-            case ReadStep::Count: break;
-            }
-            trace.back() += " " + position_text(reader.position());
-        }
-    } catch (const optimized::SerializeError& error) {
-        trace.push_back(std::string("error: ") + error.what());
-    } catch (const reference::ReadError& error) {
-        trace.push_back(std::string("error: ") + error.what());
-    }
-    return trace;
-}
-
 // ----------------------------------------------------------------------------------------- block_store
 
 std::string describe_record(const model::FileRecord& record)
@@ -250,7 +199,7 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
     ProgramInput in(input);
     const auto [buffer_request, buffer] = read_buffer_size(in);
     const uint64_t start = in.byte() % 24;
-    const Key key = read_key(in);
+    const Key key = read_file_key(in);
     // Flags: bit 0 set = let the destructors write what is pending (else close()); bits 1-2 = 1: the file
     // cannot be opened, 2: a short write, 3: an I/O error from a byte offset on (fault mode, after the
     // fault-free comparison; then the offset and the errno); bit 3: stdio buffering on the faulty FILE*.
@@ -420,39 +369,10 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
                         input);
 }
 
-void check_buffered_reader_program(std::span<const uint8_t> input)
-{
-    ProgramInput in(input);
-    const auto [buffer_request, buffer] = read_buffer_size(in);
-    const uint64_t start = in.byte() % 24;
-    const Key key = read_key(in);
-    const Bytes stored = in.payload(static_cast<size_t>(in.number_at_most(kMaxFileProgramBytes)));
-    std::vector<ReadStep> steps;
-    while (!in.exhausted() && steps.size() < kMaxFileOperations) {
-        ReadStep step{static_cast<ReadStep::Kind>(in.byte() % ReadStep::Count), 0};
-        if (step.kind == ReadStep::Span || step.kind == ReadStep::Ignore) step.size = buffer_relative_length(in.byte(), buffer);
-        steps.push_back(step);
-    }
-
-    static MemoryFile file("serdiff-buffered-reader");
-    file.assign(stored);
-    reference::FileReader reference_reader{file.open("rb", start), key};
-    const Trace expected = trace_reads(reference_reader, steps);
-    {
-        optimized::AutoFile source{file.open("rb", start), key};
-        optimized::BufferedReader reader{source, buffer_request};
-        compare_traces([&] { return "buffered_reader BufferedReader (buffer " + std::to_string(buffer) + ", start " +
-                                    std::to_string(start) + ")"; },
-                       trace_reads(reader, steps), expected, input);
-    }
-    optimized::AutoFile direct{file.open("rb", start), key};
-    compare_traces("buffered_reader AutoFile", trace_reads(direct, steps), expected, input);
-}
-
 void check_block_store_program(std::span<const uint8_t> input)
 {
     ProgramInput in(input);
-    const Key key = read_key(in);
+    const Key key = read_file_key(in);
     const uint8_t shape = in.byte();
     const size_t buffer = 1 + shape % 64;
     const bool buffered = (shape & 0x80) == 0;  // else records go straight to the AutoFile

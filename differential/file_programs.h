@@ -2,9 +2,14 @@
 // buffered_reader, block_store); byte formats in docs/targets.md ("Program formats").
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
+
+#include "differential/program_input.h"
 
 namespace serdiff::differential {
 
@@ -16,6 +21,23 @@ inline constexpr size_t kMaxRecordOperations = 8;
 inline constexpr size_t kMaxRecordFileEdits = 4;
 inline constexpr size_t kMaxRawRecordPayload = 4096;
 inline constexpr size_t kMaxRecordGeneratedBytes = 16 * 1024;  // script/witness bytes of generated records
+
+// A file program's obfuscation key: its next 8 bytes.
+inline std::array<std::byte, 8> read_file_key(ProgramInput& in)
+{
+    std::array<std::byte, 8> key;
+    for (auto& value : key) value = std::byte{in.byte()};
+    return key;
+}
+
+// The buffer byte of buffered_writer/buffered_reader: 1 + b % 32, or for b ≥ 0xf0 a request for a 0-byte buffer,
+// which the BufferedWriter/BufferedReader must treat as 1. Returns {what is asked for, what acts}.
+inline std::pair<size_t, size_t> read_buffer_size(ProgramInput& in)
+{
+    const uint8_t buffer_byte = in.byte();
+    const size_t request = buffer_byte >= 0xf0 ? 0 : 1 + buffer_byte % kMaxFileBufferSize;
+    return {request, std::max<size_t>(request, 1)};
+}
 
 // Span/ignore length bytes of the buffered_writer and buffered_reader programs (docs/targets.md): t < 8 an
 // edge of the buffer size; t ≥ kFirstLargeLengthByte one of kLargeLengths, around the 4096-byte chunks in
