@@ -16,6 +16,7 @@ import hashlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -498,11 +499,14 @@ def run_logged(command, env, log_path, timeout, stdin=None, cwd=None):
     with open(log_path, "ab") as log_file:
         log_file.write(("$ " + " ".join(str(c) for c in command) + "\n").encode())
         log_file.flush()
+        # A session of its own, so a timeout ends the whole tree (afl-fuzz leaves its fork server behind).
+        process = subprocess.Popen(command, env=env, stdout=log_file, stderr=subprocess.STDOUT, stdin=stdin, cwd=cwd,
+                                   start_new_session=True)
         try:
-            result = subprocess.run(command, env=env, stdout=log_file, stderr=subprocess.STDOUT, timeout=timeout,
-                                    stdin=stdin, cwd=cwd)
-            return result.returncode
+            return process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
             log_file.write(f"\n[oss-fuzz-check: timed out after {timeout} s]\n".encode())
             return None
 
