@@ -404,6 +404,22 @@ inline constexpr IntKind kAllIntKinds[] = {IntKind::U8,  IntKind::U16, IntKind::
 int int_kind_bytes(IntKind kind);
 bool int_kind_signed(IntKind kind);
 const char* int_kind_name(IntKind kind);
+// Calls `run` with a value-initialized integer of the type `kind` names (each side's VarInt codec by kind).
+template <typename Run>
+decltype(auto) with_int_kind(IntKind kind, Run&& run)
+{
+    switch (kind) {
+    case IntKind::U8: return run(uint8_t{});
+    case IntKind::U16: return run(uint16_t{});
+    case IntKind::U32: return run(uint32_t{});
+    case IntKind::U64: return run(uint64_t{});
+    case IntKind::I8: return run(int8_t{});
+    case IntKind::I16: return run(int16_t{});
+    case IntKind::I32: return run(int32_t{});
+    case IntKind::I64: return run(int64_t{});
+    }
+    throw std::invalid_argument("unknown IntKind");
+}
 
 // Limits from Bitcoin Core shared by the format description (SEMANTICS.md).
 inline constexpr uint64_t kMaxSize = 0x02000000;              // MAX_SIZE for CompactSize with range check

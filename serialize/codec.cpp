@@ -46,23 +46,6 @@ Decoded<T> decode_described(std::span<const uint8_t> data)
     return decode_object<T>(data, [](SpanReader& reader, T& value) { Unserialize(reader, value); });
 }
 
-// Calls `run` with a value-initialized integer of the type `kind` names.
-template <typename Run>
-decltype(auto) with_int_kind(model::IntKind kind, Run&& run)
-{
-    switch (kind) {
-    case model::IntKind::U8: return run(uint8_t{});
-    case model::IntKind::U16: return run(uint16_t{});
-    case model::IntKind::U32: return run(uint32_t{});
-    case model::IntKind::U64: return run(uint64_t{});
-    case model::IntKind::I8: return run(int8_t{});
-    case model::IntKind::I16: return run(int16_t{});
-    case model::IntKind::I32: return run(int32_t{});
-    case model::IntKind::I64: return run(int64_t{});
-    }
-    throw std::invalid_argument("unknown IntKind");
-}
-
 template <typename I>
 constexpr VarIntMode varint_mode_for() noexcept
 {
@@ -87,7 +70,7 @@ Decoded<uint64_t> decode_compactsize(std::span<const uint8_t> data, bool range_c
 
 Bytes encode_varint(uint64_t value, model::IntKind kind)
 {
-    return with_int_kind(kind, [value](auto zero) {
+    return model::with_int_kind(kind, [value](auto zero) {
         using I = decltype(zero);
         if (value > static_cast<uint64_t>(std::numeric_limits<I>::max()))
             throw std::out_of_range("encode_varint: value not representable in the integer kind");
@@ -100,7 +83,7 @@ Bytes encode_varint(uint64_t value, model::IntKind kind)
 
 Decoded<uint64_t> decode_varint(std::span<const uint8_t> data, model::IntKind kind)
 {
-    return with_int_kind(kind, [data](auto zero) {
+    return model::with_int_kind(kind, [data](auto zero) {
         using I = decltype(zero);
         return decode_object<uint64_t>(data, [](SpanReader& reader, uint64_t& value) {
             value = static_cast<uint64_t>(ReadVarInt<varint_mode_for<I>(), I>(reader));
