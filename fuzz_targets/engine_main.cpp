@@ -1,10 +1,13 @@
 // Entry point for the coverage-guided engines: libFuzzer links it directly, AFL++ through libAFLDriver.
 // The target comes from the FUZZ environment variable, else from the binary's own name (OSS-Fuzz wants
-// one binary per target: a copy named `compact_size` runs compact_size); `--list` prints the targets.
+// one binary per target: a copy named `compact_size` runs compact_size, and so does one named
+// `<subject>_compact_size`, e.g. core_compact_size); `--list` prints the targets.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
+#include "differential/subject.h"
 #include "fuzz_targets/registry.h"
 
 // The engines' own code (libFuzzer's main, AFL++'s driver) is not instrumented: under MSan what it hands
@@ -39,6 +42,14 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv)
     if ((name == nullptr || *name == '\0') && *argc > 0) {
         const char* slash = std::strrchr((*argv)[0], '/');
         const char* base = slash ? slash + 1 : (*argv)[0];
+        // ci/oss-fuzz/build.sh names the Core subject's copies core_<target>: the binary's own subject prefix is
+        // dropped (what remains is the end of argv[0], so still NUL-terminated).
+        const std::string_view prefix = serdiff::subject::name();
+        const std::string_view own{base};
+        if (own.size() > prefix.size() + 1 && own.starts_with(prefix) && own[prefix.size()] == '_' &&
+            serdiff::fuzz::registry().count(own.substr(prefix.size() + 1)) != 0) {
+            base += prefix.size() + 1;
+        }
         if (serdiff::fuzz::registry().count(std::string_view{base}) != 0) name = base;
     }
     if (name == nullptr || *name == '\0') {
