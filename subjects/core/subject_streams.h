@@ -156,6 +156,33 @@ private:
     size_t m_position = 0;
 };
 
+// Core's file-error contract, as its callers rely on it (src/node/blockstorage.cpp; docs/core.md "buffered_writer
+// on Core"): a failed write throws and latches nothing (a caller stops at the exception); the caller flushes or
+// destroys the BufferedWriter, then fclose()s the AutoFile and checks the result (~AutoFile closes, but only asserts
+// that a written file was closed before); an AutoFile over a null FILE* is a null AutoFile whose calls throw; a
+// BufferedWriter is not used once its file is closed (its destructor would flush into it); its error messages are
+// Core's own ("AutoFile::write: write failed", no errno). A 0-byte BufferedWriter drops every write (a finding).
+inline constexpr bool kFileErrorsLatch = false;
+inline constexpr bool kFileDestructorsClose = false;
+inline constexpr bool kAutoFileRefusesNullFile = false;
+inline constexpr bool kBufferedWriterUsableAfterClose = false;
+// fclose() of a closed AutoFile returns 0 (nothing to close): a second close succeeds.
+inline constexpr bool kSecondCloseFails = false;
+// BufferedWriter::flush() hands its buffer to the AutoFile (stdio may hold it): only Commit()/fclose() reach the file.
+inline constexpr bool kBufferedWriterFlushReachesFile = false;
+inline constexpr bool kFileErrorsWordedAsReference = false;
+inline constexpr bool kBufferedWriterTakesZeroSize = false;
+
+// The BufferedWriter's writes that reached a closed AutoFile: its destructor retries a flush that failed (the
+// buffer still pending, already obfuscated in place by the failed write_buffer) after the caller closed the file.
+// Core would throw from that noexcept destructor (std::terminate); the wrapper counts the write and drops it, and
+// the buffered_writer program checks that it happens only after a failed flush.
+inline size_t& buffered_writes_after_close()
+{
+    static size_t count = 0;
+    return count;
+}
+
 // Core's AutoFile with the key as an Obfuscation; position() is Core's tell(), close() its fclose().
 class AutoFile : public ::AutoFile {
 public:
@@ -168,8 +195,30 @@ public:
     {
         if (fclose() != 0) throw std::ios_base::failure("AutoFile::fclose failed");
     }
+    void close_file() { close(); }
+    // Core's AutoFile has no flush: its Commit() (FileCommit: support.cpp's is fflush, Core's own adds fsync) is
+    // what its callers use to make written bytes reach the file. Commit() on a closed AutoFile hands FileCommit a
+    // null FILE* (fflush(nullptr) flushes every stream and succeeds; Core's FileCommit then calls fileno(nullptr)):
+    // a caller error Core does not check, so the wrapper refuses it as every other call on a closed file fails.
+    void flush()
+    {
+        if (IsNull()) throw std::ios_base::failure("AutoFile::Commit: file handle is nullptr");
+        if (!Commit()) throw std::ios_base::failure("AutoFile::Commit failed");
+    }
+    // What Core's BufferedWriter<AutoFile> calls to flush (this hides ::AutoFile::write_buffer for it only; Core's
+    // own write() still calls Core's): Core's, unless the file is already closed (above).
+    void write_buffer(std::span<std::byte> bytes)
+    {
+        if (IsNull()) {
+            ++buffered_writes_after_close();
+            return;
+        }
+        ::AutoFile::write_buffer(bytes);
+    }
 };
 
+// Core's BufferedWriter on that AutoFile. close() is what Core's callers do: flush (the destructor's work), then
+// fclose(); close_file() only the fclose(), for a caller that stops at an error.
 class BufferedWriter {
 public:
     BufferedWriter(AutoFile& file, size_t size) : m_file(file), m_start(file.position()), m_inner(file, size) {}
@@ -185,11 +234,12 @@ public:
         m_inner.flush();
         m_file.close();
     }
+    void close_file() { m_file.close(); }
 
 private:
     AutoFile& m_file;
     uint64_t m_start;
-    ::BufferedWriter<::AutoFile> m_inner;
+    ::BufferedWriter<AutoFile> m_inner;
     uint64_t m_written = 0;
 };
 

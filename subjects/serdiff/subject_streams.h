@@ -41,6 +41,28 @@ bool prevector_is_inline(const Prevector& vector)
     return vector.is_inline();
 }
 
+// The file-error contract of docs/file-io.md: a failed write latches (every later call fails), the destructors
+// write what is pending and close, a null FILE* is refused by the constructor, a BufferedWriter outlives close()
+// (calls that would reach the file fail), errors are worded as the reference words them, and a 0-byte
+// BufferedWriter acts as a 1-byte one. subjects/core/subject_streams.h has Core's.
+inline constexpr bool kFileErrorsLatch = true;
+inline constexpr bool kFileDestructorsClose = true;
+inline constexpr bool kAutoFileRefusesNullFile = true;
+inline constexpr bool kBufferedWriterUsableAfterClose = true;
+inline constexpr bool kSecondCloseFails = true;
+inline constexpr bool kBufferedWriterFlushReachesFile = true;
+inline constexpr bool kFileErrorsWordedAsReference = true;
+inline constexpr bool kBufferedWriterTakesZeroSize = true;
+
+// Core's BufferedWriter can write into a closed file from its destructor and its wrapper counts that; serdiff's
+// cannot (its calls after close() fail), so nothing counts here and the program reads this only for a subject
+// whose destructors do not close (kFileDestructorsClose false).
+inline size_t& buffered_writes_after_close()
+{
+    static size_t none = 0;
+    return none;
+}
+
 using optimized::ReadCompactSize;
 using optimized::ReadVarInt;
 using optimized::Serialize;

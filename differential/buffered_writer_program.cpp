@@ -1,0 +1,379 @@
+// The buffered_writer program (file_programs.h): bytes, single bytes, CompactSizes, u32s, flushes and closes
+// written through the subject's BufferedWriter and AutoFile and the reference FileWriter, every position and the
+// files compared; then, in fault mode, each writer again on a FILE* that fails. Compiled once per subject
+// (subject_streams.h). The subject declares its file-error contract there (kFileErrorsLatch, kFileDestructorsClose,
+// ...): serdiff's is docs/file-io.md's, Core's is what its callers rely on (docs/core.md "buffered_writer on
+// Core"); each is checked in full. The program format is in docs/targets.md.
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "differential/compare.h"
+#include "differential/fault_file.h"
+#include "differential/file_programs.h"
+#include "differential/memory_file.h"
+#include "differential/program_input.h"
+#include "differential/reference/file_io.h"
+#include "differential/reference/reference.h"
+#include "subject_streams.h"
+
+namespace serdiff::differential {
+
+namespace {
+
+using model::Bytes;
+using Key = std::array<std::byte, 8>;
+
+struct WriteStep {
+    enum Kind { Byte, Span, Flush, CompactSize, U32, Close, Count } kind;
+    Bytes bytes;  // what the step writes (the reference's encoding for the typed steps)
+    uint64_t number = 0;
+};
+
+// One byte: through the writer's one-byte fast path where it has one (serialize/'s does; Core's streams write a
+// one-byte span).
+template <typename Writer>
+void write_one(Writer& writer, std::byte value)
+{
+    if constexpr (requires { writer.write_byte(value); }) writer.write_byte(value);
+    else writer.write(std::span<const std::byte>(&value, 1));
+}
+
+template <typename Writer>
+void apply_write(Writer& writer, const WriteStep& step)
+{
+    switch (step.kind) {
+    case WriteStep::Byte: write_one(writer, std::byte{step.bytes[0]}); break;
+    case WriteStep::Span: writer.write(std::as_bytes(std::span(step.bytes))); break;
+    case WriteStep::Flush: writer.flush(); break;
+    case WriteStep::CompactSize: subject::WriteCompactSize(writer, step.number); break;
+    case WriteStep::U32: subject::Serialize(writer, static_cast<uint32_t>(step.number)); break;
+    case WriteStep::Close: writer.close(); break;
+    case WriteStep::Count: break;
+    }
+}
+
+// Fault mode: the same steps on a FILE* that fails from a byte offset on (differential/fault_file.h).
+struct FaultRun {
+    bool reported = false;              // some write/flush/close threw
+    size_t first_error_step = 0;
+    std::string first_error;
+    bool later_call_succeeded = false;  // a call after the first error did not throw
+    uint64_t acknowledged = 0;          // the position after the last successful flush()/close()
+};
+
+// `make_and_run(FILE*, run)` builds a writer over the faulty FILE* and hands it with the steps to `run`, which
+// applies the steps up to the first Close and then close(), every call caught. The writer (and its AutoFile)
+// is destroyed before the file is checked, as a crashed program's would be.
+// A subject whose errors latch (kFileErrorsLatch) goes on calling after the first error: every later call must
+// fail. One whose errors do not (Core: a caller stops at the exception and releases the file) is stopped at the
+// first error and its file closed with close_file(), without flushing what the writer still holds.
+// `flush_acknowledges`: whether the writer's flush() promises that the bytes reached the file (Core's BufferedWriter
+// flush() only hands them to its AutoFile, which may hold them in stdio's buffer).
+template <typename MakeAndRun>
+FaultRun run_with_fault(FaultFile& file, bool stdio_buffered, uint64_t start, bool flush_acknowledges,
+                        const MakeAndRun& make_and_run)
+{
+    FaultRun run;
+    run.acknowledged = start;
+    make_and_run(open_fault_file(file, "wb", stdio_buffered), [&](auto& writer, const std::vector<WriteStep>& steps) {
+        const auto call = [&](size_t index, bool acknowledges, const auto& action) {
+            try {
+                action();
+            } catch (const std::runtime_error& error) {
+                if (!run.reported) {
+                    run.reported = true;
+                    run.first_error_step = index;
+                    run.first_error = error.what();
+                }
+                return;
+            }
+            if (run.reported) run.later_call_succeeded = true;
+            else if (acknowledges) run.acknowledged = writer.position();
+        };
+        // The steps up to the first Close, then close(): what follows a close is the fault-free run's business.
+        size_t i = 0;
+        for (; i < steps.size() && steps[i].kind != WriteStep::Close && (subject::kFileErrorsLatch || !run.reported); ++i)
+            if (steps[i].kind != WriteStep::Count)
+                call(i, flush_acknowledges && steps[i].kind == WriteStep::Flush, [&] { apply_write(writer, steps[i]); });
+        if (subject::kFileErrorsLatch || !run.reported) call(i, true, [&] { writer.close(); });
+        if constexpr (!subject::kFileErrorsLatch) {
+            // After an error (a close() that failed in its flush included) the caller releases the file.
+            if (run.reported) {
+                try {
+                    if constexpr (requires { writer.close_file(); }) writer.close_file();
+                    else writer.close();  // the reference's
+                } catch (const std::runtime_error&) {
+                }
+            }
+        }
+    });
+    return run;
+}
+
+// What every writer must do when the file fails from `fault_offset` on: report it exactly when it cost
+// bytes, fail every later call (where errors latch), and leave a prefix of the right bytes holding at least what
+// a successful flush()/close() acknowledged.
+void check_fault_run(const std::string& name, const FaultRun& run, const FaultFile& file, const Bytes& wanted,
+                     uint64_t fault_offset, const std::string& setting, std::span<const uint8_t> input)
+{
+    const std::string label = "buffered_writer fault mode: " + name + " (" + setting + ")";
+    const bool costs_bytes = fault_offset < wanted.size();
+    if (run.reported != costs_bytes)
+        report_mismatch(label, costs_bytes ? "a write fault went unreported" : "an error without a fault",
+                        run.reported ? "first error at step " + std::to_string(run.first_error_step) + ": " + run.first_error
+                                     : "every call succeeded; the file holds " + std::to_string(file.data.size()) +
+                                           " of " + std::to_string(wanted.size()) + " bytes",
+                        input);
+    if (run.later_call_succeeded)
+        report_mismatch(label, "a call succeeded after a write error",
+                        "first error at step " + std::to_string(run.first_error_step) + ": " + run.first_error, input);
+    const Bytes& got = file.data;
+    const bool prefix = got.size() <= wanted.size() && std::equal(got.begin(), got.end(), wanted.begin());
+    if (!prefix || got.size() > fault_offset)
+        report_mismatch(label, "the file is not a prefix of the right bytes",
+                        "the file holds " + std::to_string(got.size()) + " bytes, the fault is at " +
+                            std::to_string(fault_offset) + "; " + describe_byte_difference(got, wanted, "file", "right bytes"),
+                        input);
+    if (got.size() < run.acknowledged)
+        report_mismatch(label, "acknowledged bytes are missing from the file",
+                        "a successful flush()/close() acknowledged " + std::to_string(run.acknowledged) +
+                            " bytes; the file holds " + std::to_string(got.size()),
+                        input);
+}
+
+// Where the BufferedWriter may write into a file already closed (Core's, from its destructor: the subject counts
+// those writes and drops them), there must be none unless a flush failed before.
+void check_writes_after_close(const std::string& label, bool flush_failed, std::span<const uint8_t> input)
+{
+    if constexpr (!subject::kFileDestructorsClose) {
+        const size_t writes = subject::buffered_writes_after_close();
+        if (writes > 0 && !flush_failed)
+            report_mismatch(label, "the BufferedWriter wrote after its file was closed",
+                            std::to_string(writes) + " write(s) of a buffer that close() had flushed", input);
+    }
+}
+
+}  // namespace
+
+void check_buffered_writer_program(std::span<const uint8_t> input)
+{
+    ProgramInput in(input);
+    const auto [buffer_request, buffer] = read_buffer_size(in);
+    // A subject whose BufferedWriter takes no 0-byte buffer (Core's drops every write: docs/core.md "Findings")
+    // gets the 1 byte serdiff's makes of it.
+    const size_t writer_size = subject::kBufferedWriterTakesZeroSize ? buffer_request : buffer;
+    const uint64_t start = in.byte() % 24;
+    const Key key = read_file_key(in);
+    // Flags: bit 0 set = let the destructors write what is pending (else close()); bits 1-2 = 1: the file
+    // cannot be opened, 2: a short write, 3: an I/O error from a byte offset on (fault mode, after the
+    // fault-free comparison; then the offset and the errno); bit 3: stdio buffering on the faulty FILE*.
+    const uint8_t flags = in.byte();
+    const bool close_explicitly = (flags & 1) == 0;
+    const bool open_failure = ((flags >> 1) & 3) == 1;
+    const Fault fault = ((flags >> 1) & 3) == 2 ? Fault::short_write : ((flags >> 1) & 3) == 3 ? Fault::io_error : Fault::none;
+    const bool stdio_buffered = (flags & 8) != 0;
+    const uint64_t fault_number = fault == Fault::none ? 0 : in.number();
+    constexpr int kErrorNumbers[] = {EIO, ENOSPC, EPERM, EFBIG};  // EPERM is 1: a sealed memfd's write
+    const int error_number = fault == Fault::none ? 0 : kErrorNumbers[in.byte() % 4];
+    std::vector<WriteStep> steps;
+    size_t total = 0;
+    while (!in.exhausted() && steps.size() < kMaxFileOperations && total < kMaxFileProgramBytes) {
+        WriteStep step{static_cast<WriteStep::Kind>(in.byte() % WriteStep::Count), {}, 0};
+        switch (step.kind) {
+        case WriteStep::Byte: step.bytes = {in.byte()}; break;
+        case WriteStep::Span: step.bytes = in.payload(buffer_relative_length(in.byte(), buffer)); break;
+        case WriteStep::Flush: case WriteStep::Close: case WriteStep::Count: break;
+        case WriteStep::CompactSize:
+            step.number = in.number();
+            step.bytes = reference::encode_compactsize(step.number);
+            break;
+        case WriteStep::U32: {
+            step.number = in.raw().integral<uint32_t>();
+            reference::Writer writer;
+            writer.write_uint(step.number, 4);
+            step.bytes = writer.out;
+            break;
+        }
+        }
+        total += step.bytes.size();
+        steps.push_back(std::move(step));
+    }
+
+    const std::string buffer_label = "buffered_writer (buffer " + std::to_string(buffer) + ")";
+    static MemoryFile buffered_file("serdiff-buffered-writer");
+    static MemoryFile direct_file("serdiff-direct-writer");
+    static MemoryFile reference_file("serdiff-reference-writer");
+    if constexpr (!subject::kFileDestructorsClose) subject::buffered_writes_after_close() = 0;
+    {
+        subject::AutoFile buffered_target{buffered_file.open("wb", start), key};
+        std::optional<subject::BufferedWriter> buffered(std::in_place, buffered_target, writer_size);
+        subject::AutoFile direct{direct_file.open("wb", start), key};
+        reference::FileWriter expected{reference_file.open("wb", start), key};
+        bool closed = false;
+        // After close(): every call of the AutoFile and the reference fails, and so does every BufferedWriter
+        // call that would reach the file (a write that fits its buffer is only buffered); nothing reaches it.
+        // A subject whose BufferedWriter may not be used once its file is closed (Core's) is not called then; one
+        // whose second close() is a no-op (Core's) may succeed in it.
+        const auto after_close = [&](size_t i, const char* writer, bool may_succeed, const auto& action) {
+            try {
+                action();
+            } catch (const std::runtime_error&) {
+                return;
+            }
+            if (!may_succeed)
+                report_mismatch(buffer_label, "a call succeeded after close()", std::string(writer) + ", step " + std::to_string(i),
+                                input);
+        };
+        for (size_t i = 0; i < steps.size(); ++i) {
+            if (closed) {
+                const WriteStep& step = steps[i];
+                if (step.kind == WriteStep::Count) continue;
+                const bool only_buffered = step.kind != WriteStep::Flush && step.kind != WriteStep::Close;
+                if constexpr (subject::kBufferedWriterUsableAfterClose)
+                    after_close(i, "BufferedWriter", only_buffered, [&] { apply_write(*buffered, step); });
+                after_close(i, "AutoFile", step.kind == WriteStep::Close && !subject::kSecondCloseFails,
+                            [&] { apply_write(direct, step); });
+                after_close(i, "reference", false, [&] {
+                    if (step.kind == WriteStep::Flush) expected.flush();
+                    else if (step.kind == WriteStep::Close) expected.close();
+                    else expected.write(std::as_bytes(std::span(step.bytes)));
+                });
+                continue;
+            }
+            apply_write(*buffered, steps[i]);
+            apply_write(direct, steps[i]);
+            if (steps[i].kind == WriteStep::Flush) expected.flush();
+            else if (steps[i].kind == WriteStep::Close) expected.close();
+            else expected.write(std::as_bytes(std::span(steps[i].bytes)));
+            if (steps[i].kind == WriteStep::Close) {
+                closed = true;
+                continue;
+            }
+            if (buffered->position() != expected.position() || direct.position() != expected.position())
+                report_mismatch(buffer_label, "position after a write differs",
+                                "after step " + std::to_string(i) + ": BufferedWriter " +
+                                    std::to_string(buffered->position()) + ", AutoFile " +
+                                    std::to_string(direct.position()) + ", reference " +
+                                    std::to_string(expected.position()),
+                                input);
+        }
+        if (close_explicitly && !closed) {
+            buffered->close();
+            direct.close();
+            expected.close();
+        } else if (!closed) {
+            // The destructors: serdiff's write what is pending and close the file. Core's BufferedWriter destructor
+            // flushes into the AutoFile, whose caller must then fclose() it (~AutoFile only asserts that it did).
+            buffered.reset();
+            if constexpr (!subject::kFileDestructorsClose) {
+                buffered_target.close();
+                direct.close();
+            }
+        }
+        buffered.reset();
+    }
+    check_writes_after_close(buffer_label, false, input);
+    const Bytes wanted = reference_file.contents();
+    const char* how = close_explicitly ? " after close()" : " after the destructors";
+    compare_bytes([&] { return buffer_label + " BufferedWriter file" + how; }, buffered_file.contents(), wanted, input);
+    compare_bytes([&] { return std::string("buffered_writer AutoFile file") + how; }, direct_file.contents(), wanted,
+                  input);
+    if (open_failure) {
+        const auto error_of = [](const auto& action) -> std::string {
+            try {
+                action();
+            } catch (const std::runtime_error& error) {
+                return error.what();
+            }
+            return "(no error)";
+        };
+        const std::string writer_error = error_of([&] { reference::FileWriter writer{nullptr, key}; });
+        const std::string reader_error = error_of([&] { reference::FileReader reader{nullptr, key}; });
+        if constexpr (subject::kAutoFileRefusesNullFile) {
+            // A FILE* that could not be opened (null) is reported by the constructor, with the same message.
+            const std::string subject_error = error_of([&] { subject::AutoFile file{nullptr, key}; });
+            if (subject_error != writer_error || writer_error != reader_error || writer_error == "(no error)")
+                report_mismatch("buffered_writer open failure", "the error for a file that could not be opened differs",
+                                "AutoFile: " + subject_error + "; reference FileWriter: " + writer_error +
+                                    "; reference FileReader: " + reader_error,
+                                input);
+        } else {
+            // An AutoFile over a null FILE* is a null AutoFile (Core's): every write through it or a BufferedWriter
+            // on it must fail.
+            const std::string direct_error = error_of([&] {
+                subject::AutoFile file{nullptr, key};
+                write_one(file, std::byte{0});
+            });
+            const std::string buffered_error = error_of([&] {
+                subject::AutoFile file{nullptr, key};
+                subject::BufferedWriter writer{file, 1};
+                write_one(writer, std::byte{0});  // fills the 1-byte buffer: flushed into the null file
+            });
+            if (direct_error == "(no error)" || buffered_error == "(no error)" || writer_error == "(no error)" ||
+                writer_error != reader_error)
+                report_mismatch("buffered_writer open failure", "a write to a file that could not be opened succeeded",
+                                "AutoFile: " + direct_error + "; BufferedWriter: " + buffered_error +
+                                    "; reference FileWriter: " + writer_error + "; reference FileReader: " + reader_error,
+                                input);
+        }
+    }
+    if (fault == Fault::none) return;
+
+    // Fault mode: each writer again, on a file that fails from an offset in [start, end of the bytes]. The
+    // faulty files begin with the start gap's zeros (the memfd has none when nothing was written).
+    Bytes expected = wanted;
+    if (expected.size() < start) expected.resize(start, 0);
+    const uint64_t fault_offset = start + fault_number % (expected.size() - start + 1);
+    const std::string setting = std::string(fault == Fault::short_write ? "short write" : "I/O error") + " (" +
+                                std::strerror(error_number) + ") at byte " +
+                                std::to_string(fault_offset) + " of " + std::to_string(expected.size()) +
+                                (stdio_buffered ? ", stdio buffered" : ", stdio unbuffered") + ", buffer " +
+                                std::to_string(buffer);
+    const auto faulty = [&] {
+        FaultFile file;
+        file.data.assign(start, 0);
+        file.position = start;
+        file.fault = fault;
+        file.fault_offset = fault_offset;
+        file.error_number = error_number;
+        return file;
+    };
+    FaultFile buffered_faulty = faulty(), direct_faulty = faulty(), reference_faulty = faulty();
+    if constexpr (!subject::kFileDestructorsClose) subject::buffered_writes_after_close() = 0;
+    const FaultRun buffered_run = run_with_fault(buffered_faulty, stdio_buffered, start, subject::kBufferedWriterFlushReachesFile, [&](std::FILE* stream, const auto& run) {
+        subject::AutoFile file{stream, key};
+        subject::BufferedWriter writer{file, writer_size};
+        run(writer, steps);
+    });
+    check_writes_after_close("buffered_writer fault mode: BufferedWriter (" + setting + ")", buffered_run.reported, input);
+    const FaultRun direct_run = run_with_fault(direct_faulty, stdio_buffered, start, true, [&](std::FILE* stream, const auto& run) {
+        subject::AutoFile file{stream, key};
+        run(file, steps);
+    });
+    const FaultRun reference_run = run_with_fault(reference_faulty, stdio_buffered, start, true, [&](std::FILE* stream, const auto& run) {
+        reference::FileWriter writer{stream, key};
+        run(writer, steps);
+    });
+    check_fault_run("reference FileWriter", reference_run, reference_faulty, expected, fault_offset, setting, input);
+    check_fault_run("BufferedWriter", buffered_run, buffered_faulty, expected, fault_offset, setting, input);
+    check_fault_run("AutoFile", direct_run, direct_faulty, expected, fault_offset, setting, input);
+    // Unbuffered, the AutoFile and the reference meet the fault in the same call: same step, and where the subject
+    // words its errors as the reference does (kFileErrorsWordedAsReference), same message. Stdio-buffered, their
+    // write calls reach the file at other points, but where both first fail at the same step (e.g. both at close(),
+    // when stdio's buffer held everything) the message must be the same.
+    const bool same_step = direct_run.first_error_step == reference_run.first_error_step;
+    const bool same_message = !subject::kFileErrorsWordedAsReference || direct_run.first_error == reference_run.first_error;
+    if (direct_run.reported && reference_run.reported && (!stdio_buffered || same_step) && (!same_step || !same_message))
+        report_mismatch("buffered_writer fault mode (" + setting + ")", same_step ? "the first error differs" : "the first error comes at another step",
+                        "AutoFile at step " + std::to_string(direct_run.first_error_step) + ": \"" + direct_run.first_error +
+                            "\"; reference at step " + std::to_string(reference_run.first_error_step) + ": \"" +
+                            reference_run.first_error + "\"",
+                        input);
+}
+
+}  // namespace serdiff::differential
