@@ -105,6 +105,19 @@ TEST(CoreFileContract, TheDestructorsRetryAfterCloseIsCounted)
     EXPECT_TRUE(file.data.empty());
 }
 
+// The caller must fclose() a written AutoFile: ~AutoFile asserts it (Assume, which aborts in the Core subject's
+// builds: ABORT_ON_FAILED_ASSUME, subjects/core/CMakeLists.txt), so the buffered_writer program closes every one.
+TEST(CoreFileContractDeathTest, AWrittenAutoFileMustBeClosedByTheCaller)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    const auto write_and_leave_open = [] {
+        FaultFile file;
+        serdiff::subject::AutoFile autofile{open_fault_file(file, "wb", false), kKey};
+        autofile.write(kPlain);
+    };
+    EXPECT_DEATH(write_and_leave_open(), "Bitcoin Core assertion failed: .*IsNull");
+}
+
 // A 0-byte BufferedWriter drops every write (a finding; the buffered_writer program gives Core 1 byte instead).
 TEST(CoreFileContract, AZeroByteBufferedWriterDropsWrites)
 {
