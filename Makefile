@@ -33,6 +33,7 @@ help:
 	@echo "make corpora  regenerate the committed seeds and dictionaries (tools/corpus_gen)"
 	@echo "make test-planted   build each planted bug and show its fuzz target finds it (PLANTED='a b', PLANTED_BUDGET=120 s)"
 	@echo "             SUBJECT=core [CORE_SRC=DIR]: the defects planted in Bitcoin Core's own files (tests/planted/core/)"
+	@echo "make review-core CORE_SRC=DIR [BASE=REV] [TIME=10]   review a Core serialization change: fuzz, replay, changed-line coverage, verdict (docs/review.md)"
 	@echo "make mutate   mutation analysis of serialize/: FILES='serialize/x.h' SAMPLE=N SEED=1 TIME=60 JOBS=1 RESUME=1 REFRESH_COVERAGE=1 RERUN_SURVIVORS=1 RERUN='file#n' UNIT=1 ONLY='file#n' (docs/mutation.md)"
 	@echo "make coverage the fast-path lines (OPTIMIZATIONS.md rows) the corpora reach, via llvm-cov"
 	@echo "make bench    benchmarks on the mainnet blocks: table + bench-out/results.json (docs/bench.md)"
@@ -115,6 +116,17 @@ PLANTED_FROM_NOTHING ?=
 test-planted: deps
 	@python3 tools/fuzz/planted.py run --budget $(PLANTED_BUDGET) --bugs "$(PLANTED)" --jobs $(JOBS) \
 	  $(if $(PLANTED_FROM_NOTHING),--from-nothing) $(SUBJECT_ARGS)
+
+# Review of a Bitcoin Core serialization change (docs/review.md): CORE_SRC=DIR, a git checkout (never written);
+# BASE=REV (default: the merge-base of HEAD with the upstream or default branch, else HEAD~1); TIME s of fuzzing
+# per Core-backed target (default 10 here, not make fuzz's 60). Trees in build/review/, results in review-out/.
+# Exit status 0: nothing needs the reviewer's eyes; 1: a finding or a changed code line not reached; 2: an error.
+BASE ?=
+.PHONY: review-core
+review-core: deps
+	@python3 tools/review/review.py --core-src "$(CORE_SRC)" $(if $(BASE),--base "$(BASE)") \
+	  --time $(if $(filter command line environment,$(origin TIME)),$(TIME),10) \
+	  --jobs $(if $(filter command line,$(origin JOBS)),$(JOBS),2)
 
 # Which OPTIMIZATIONS.md fast-path lines the committed corpora reach: clang source coverage of the replay
 # driver over every corpus (build/coverage), the llvm-cov report and the per-row table (docs/planted.md).

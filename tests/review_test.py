@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""ctest review_core_logic: tools/review/review.py (make review-core) without a build: the changed-lines parser on a
+real `git diff -U0` of a temporary git repository (replaced, added, deleted-only and multi-hunk changes, a deleted
+file, a file outside the serialization list), BASE resolution and its errors, and the verdict / exit status on
+synthetic results (a finding, a changed code line not reached, a line without a counter, all clean)."""
+import contextlib
+import io
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+REVIEW = Path(__file__).resolve().parents[1] / "tools" / "review" / "review.py"
+sys.path.insert(0, str(REVIEW.parent))
+import review  # noqa: E402
+
+
+def git(tree, *arguments):
+    return subprocess.run(["git", "-C", str(tree), "-c", "user.name=t", "-c", "user.email=t@t", *arguments],
+                          check=True, capture_output=True, text=True).stdout
+
+
+def write(tree, name, lines):
+    path = Path(tree) / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{line}\n" for line in lines))
+
+
+class ChangedLines(unittest.TestCase):
+    def setUp(self):
+        self.scratch = tempfile.TemporaryDirectory()
+        self.tree = Path(self.scratch.name)
+        git(self.tree, "init", "-q")
+        write(self.tree, "src/serialize.h", [f"line {n}" for n in range(1, 31)])
+        write(self.tree, "src/streams.h", [f"s {n}" for n in range(1, 11)])
+        write(self.tree, "src/undo.h", ["u"])
+        write(self.tree, "src/validation.cpp", ["v"])
+        git(self.tree, "add", "-A")
+        git(self.tree, "commit", "-qm", "base")
+        self.base = git(self.tree, "rev-parse", "HEAD").strip()
+        lines = [f"line {n}" for n in range(1, 31)]
+        lines[2] = "line 3 changed"            # replaced: new line 3
+        del lines[9]                           # deleted only (old line 10): no new line
+        lines[19:19] = ["new a", "new b"]      # added after old line 20: new lines 20-21 (after the deletion)
+        lines[-1] = "line 30 changed"          # a second far hunk: the last line, now 31
+        write(self.tree, "src/serialize.h", lines)
+        write(self.tree, "src/streams.h", [f"s {n}" for n in range(1, 11)] + ["appended"])
+        (self.tree / "src" / "undo.h").unlink()
+        write(self.tree, "src/validation.cpp", ["v changed"])
+        git(self.tree, "add", "-A")
+        git(self.tree, "commit", "-qm", "change")
+        self.head = git(self.tree, "rev-parse", "HEAD").strip()
+
+    def tearDown(self):
+        self.scratch.cleanup()
+
+    def test_real_diff(self):
+        changed = review.diff_lines(self.tree, self.base, self.head)
+        self.assertEqual(changed, {"src/serialize.h": [3, 20, 21, 31], "src/streams.h": [11]})
+        for line in changed["src/serialize.h"]:  # the numbers are HEAD's: each names a changed line of HEAD
+            text = (self.tree / "src" / "serialize.h").read_text().splitlines()[line - 1]
+            self.assertTrue(text.startswith("new") or text.endswith("changed"), text)
+
+    def test_default_base_is_head_parent_without_a_default_branch_below_head(self):
+        git(self.tree, "branch", "-m", "feature")
+        head, base, how = review.resolve(self.tree)
+        self.assertEqual((head, base), (self.head, self.base))
+        self.assertIn("HEAD~1", how)
+
+    def test_default_base_is_the_merge_base_with_master(self):
+        git(self.tree, "branch", "-m", "feature")
+        git(self.tree, "branch", "master", self.base)
+        write(self.tree, "src/prevector.h", ["p"])
+        git(self.tree, "add", "-A")
+        git(self.tree, "commit", "-qm", "second")
+        head, base, how = review.resolve(self.tree)
+        self.assertEqual(base, self.base)  # not HEAD~1: the whole branch is reviewed
+        self.assertIn("master", how)
+
+    def test_errors(self):
+        with self.assertRaisesRegex(review.Failure, "BASE=nope is not a commit"):
+            review.resolve(self.tree, "nope")
+        with tempfile.TemporaryDirectory() as plain:
+            with self.assertRaisesRegex(review.Failure, "is not a git checkout"):
+                review.resolve(plain)
+
+    def test_no_changed_serialization_line_exits_0(self):
+        write(self.tree, "src/validation.cpp", ["only outside"])
+        git(self.tree, "commit", "-qam", "outside")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), tempfile.TemporaryDirectory() as results:
+            status = review.main(["--core-src", str(self.tree), "--base", "HEAD~1", "--out", results])
+        self.assertEqual(status, 0)
+        self.assertIn("no changed serialization lines", out.getvalue())
+
+    def test_not_a_checkout_exits_2(self):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), \
+                tempfile.TemporaryDirectory() as plain:
+            self.assertEqual(review.main(["--core-src", plain]), 2)
+        self.assertIn("is not a git checkout", err.getvalue())
+
+
+class Parser(unittest.TestCase):
+    def test_hunk_forms(self):
+        diff = ("diff --git a/src/streams.h b/src/streams.h\n--- a/src/streams.h\n+++ b/src/streams.h\n"
+                "@@ -5 +5 @@ x\n-a\n+b\n@@ -9,0 +10,3 @@\n+c\n+d\n+e\n@@ -20,2 +22,0 @@\n-f\n-g\n"
+                "diff --git a/src/undo.h b/src/undo.h\n--- a/src/undo.h\n+++ /dev/null\n@@ -1 +0,0 @@\n-u\n")
+        self.assertEqual(review.changed_lines(diff), {"src/streams.h": [5, 10, 11, 12]})
+
+    def test_ranges(self):
+        self.assertEqual(review.ranges([1, 2, 3, 7, 9, 10]), "1-3,7,9-10")
+        self.assertEqual(review.ranges([]), "")
+
+
+def results(replay_ok=True, fuzz_ok=True, coverage=None):
+    return {"targets": ["compact_size", "varint"], "time": 5,
+            "replay": [{"target": "compact_size", "ok": replay_ok, "files": 3, "input": "corpora/compact_size/x"},
+                       {"target": "varint", "ok": True, "files": 4}],
+            "fuzz": [{"target": "compact_size", "ok": fuzz_ok, "execs": 10, "what": "serdiff MISMATCH",
+                      "input": "review-out/fuzz/compact_size/seeds/crash-1", "report": ["==== serdiff MISMATCH"]},
+                     {"target": "varint", "ok": True, "execs": 20}],
+            "coverage": coverage if coverage is not None else {"src/serialize.h": review.classify(
+                {"src/serialize.h": [303, 304]}, {"src/serialize.h": {303: 5, 304: 2}})["src/serialize.h"]},
+            "hooks": review.hooks({"src/serialize.h": [303, 304]})}
+
+
+class Verdict(unittest.TestCase):
+    def test_clean(self):
+        self.assertEqual(review.verdict(results()), (0, []))
+        text = review.render(results())
+        self.assertIn("nothing needs the reviewer's eyes (exit 0)", text)
+        self.assertIn(review.NOT_MEASURED, text)  # the mutation and benchmark columns are placeholders
+
+    def test_finding(self):
+        for r in (results(fuzz_ok=False), results(replay_ok=False)):
+            status, reasons = review.verdict(r)
+            self.assertEqual(status, 1)
+            self.assertTrue(any(reason.startswith("compact_size:") for reason in reasons), reasons)
+        self.assertIn("FINDING", review.render(results(fuzz_ok=False)))
+
+    def test_line_not_reached(self):
+        coverage = review.classify({"src/streams.h": [10, 11, 12, 13]},
+                                   {"src/streams.h": {10: 1, 11: 0, 12: 0}})  # 13: no counter
+        self.assertEqual(coverage["src/streams.h"]["not_reached"], [11, 12])
+        self.assertEqual(coverage["src/streams.h"]["no_counter"], [13])
+        status, reasons = review.verdict(results(coverage=coverage))
+        self.assertEqual(status, 1)
+        self.assertEqual(reasons, ["src/streams.h: changed code line(s) 11-12 not reached"])
+
+    def test_no_counter_alone_is_clean(self):
+        coverage = review.classify({"src/streams.h": [1, 2]}, {"src/streams.h": {2: 7}})
+        self.assertEqual(review.verdict(results(coverage=coverage))[0], 0)
+
+    def test_lcov(self):
+        with tempfile.TemporaryDirectory() as tree:
+            text = (f"SF:{tree}/src/serialize.h\nDA:3,0\nDA:4,9\nDA:4,2\nend_of_record\n"
+                    f"SF:/elsewhere/x.h\nDA:1,1\nend_of_record\n")
+            self.assertEqual(review.parse_lcov(text, tree), {"src/serialize.h": {3: 0, 4: 9}})
+
+
+if __name__ == "__main__":
+    unittest.main()

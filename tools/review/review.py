@@ -1,0 +1,525 @@
+#!/usr/bin/env python3
+"""make review-core CORE_SRC=DIR [BASE=REV] [TIME=S]: what serdiff says about a Bitcoin Core serialization change.
+
+DIR is a git checkout of Core; the change reviewed is BASE..HEAD (BASE: the merge-base of HEAD with the upstream or
+default branch, else HEAD~1). DIR is never written: both revisions are exported with `git archive` under
+build/review/. Phases (docs/review.md):
+  1. export    HEAD's and BASE's src/ into build/review/head and build/review/base, both commit ids recorded
+  2. diff      the changed lines of the serialization files (SERIALIZATION_FILES), {file: [HEAD line numbers]}
+  3. fuzz      the Core subject built from the HEAD export (ASan+UBSan, libFuzzer; build/review/build-fuzz):
+               every Core-backed target replays corpora/<target>, then fuzzes TIME s from a scratch corpus
+  4. coverage  a clang source-based coverage build of core_fuzz_replay (build/review/build-cov) runs the corpora
+               and the fuzz step's new inputs; per changed line: reached / not reached / no counter
+  5. verdict   the table on stdout, review-out/review.json; mutation and benchmark columns are hooks, "not yet
+               measured"
+Exit status: 0 nothing needs the reviewer's eyes (no finding, every changed code line reached, or no changed
+serialization line), 1 something does, 2 a usage or build error.
+
+  tools/review/review.py --core-src DIR [--base REV] [--time 10] [--jobs 2] [--out review-out]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools" / "fuzz"))
+import planted  # noqa: E402  (configure_and_build and hunt: the Core subject's libFuzzer build and a scratch hunt)
+import run as fuzz_run  # noqa: E402  (target options, the sanitizer environment)
+
+WORK = ROOT / "build" / "review"
+HEAD_TREE = WORK / "head"          # src/ of HEAD, synced by content so a rebuild recompiles only what changed
+BASE_TREE = WORK / "base"          # src/ of BASE (for the mutation and benchmark hooks; nothing builds it yet)
+FUZZ_BUILD = WORK / "build-fuzz"
+COVERAGE_BUILD = WORK / "build-cov"
+
+# Bitcoin Core's serialization files, relative to the tree: the only ones whose changes a review looks at.
+SERIALIZATION_FILES = (
+    "src/serialize.h", "src/streams.h", "src/streams.cpp", "src/util/obfuscation.h", "src/prevector.h",
+    "src/compressor.cpp", "src/compressor.h", "src/undo.h", "src/primitives/transaction.h",
+    "src/primitives/block.h", "src/primitives/transaction.cpp", "src/primitives/block.cpp",
+)
+NOT_MEASURED = "not yet measured"
+# Candidates for the branch a change is reviewed against, first that resolves wins (BASE not given).
+DEFAULT_BRANCHES = ("@{upstream}", "refs/remotes/upstream/HEAD", "refs/remotes/origin/HEAD", "upstream/master",
+                    "origin/master", "upstream/main", "origin/main", "master", "main")
+REPORT_LINES = 12
+
+
+class Failure(Exception):
+    """A usage or build error: the message is printed and the exit status is 2."""
+
+
+STARTED = time.time()
+
+
+def log(message):
+    print(f"review [{time.time() - STARTED:6.1f} s] {message}", flush=True)
+
+
+def shown(path):
+    return planted.shown(Path(path))
+
+
+def git(tree, *arguments, check=True):
+    result = subprocess.run(["git", "-C", str(tree), *arguments], capture_output=True, text=True)
+    if check and result.returncode != 0:
+        raise Failure(f"git {' '.join(arguments)} in {tree} failed: {result.stderr.strip()}")
+    return result
+
+
+# -- phase 1: the revisions and their export ---------------------------------------------------------------------
+
+def resolve(tree, base=None):
+    """(head, base, how the base was chosen); Failure when DIR is not a git checkout or BASE is unknown."""
+    tree = Path(tree)
+    if not tree.is_dir():
+        raise Failure(f"CORE_SRC={tree}: no such directory")
+    if git(tree, "rev-parse", "--is-inside-work-tree", check=False).returncode != 0:
+        raise Failure(f"CORE_SRC={tree} is not a git checkout (review-core compares two commits of one; make fuzz "
+                      f"SUBJECT=core CORE_SRC={tree} fuzzes a plain tree)")
+    head = git(tree, "rev-parse", "--verify", "HEAD^{commit}", check=False)
+    if head.returncode != 0:
+        raise Failure(f"CORE_SRC={tree}: the checkout has no HEAD commit")
+    head = head.stdout.strip()
+    if base:
+        found = git(tree, "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}", check=False)
+        if found.returncode != 0:
+            raise Failure(f"BASE={base} is not a commit of {tree} (git rev-parse --verify {base} fails)")
+        return head, found.stdout.strip(), f"BASE={base}"
+    for branch in DEFAULT_BRANCHES:
+        found = git(tree, "rev-parse", "--verify", "--quiet", f"{branch}^{{commit}}", check=False)
+        if found.returncode != 0:
+            continue
+        merge_base = git(tree, "merge-base", "HEAD", found.stdout.strip(), check=False).stdout.strip()
+        if merge_base and merge_base != head:
+            return head, merge_base, f"merge-base of HEAD and {branch}"
+    parent = git(tree, "rev-parse", "--verify", "--quiet", "HEAD~1^{commit}", check=False)
+    if parent.returncode != 0:
+        raise Failure(f"CORE_SRC={tree}: no BASE given, no upstream or default branch below HEAD, and HEAD has no "
+                      f"parent: give BASE=REV")
+    return head, parent.stdout.strip(), "HEAD~1 (no upstream or default branch below HEAD)"
+
+
+def sync(source, destination):
+    """Makes `destination` hold exactly `source`'s files; a file whose contents are unchanged keeps its modification
+    time (so the build trees recompile only what the change touched), a new or changed one gets now."""
+    destination.mkdir(parents=True, exist_ok=True)
+    wanted = set()
+    for path in sorted(source.rglob("*")):
+        relative = path.relative_to(source)
+        wanted.add(relative)
+        target = destination / relative
+        if path.is_symlink():
+            if not target.is_symlink() or os.readlink(target) != os.readlink(path):
+                if target.exists() or target.is_symlink():
+                    shutil.rmtree(target) if target.is_dir() and not target.is_symlink() else target.unlink()
+                target.symlink_to(os.readlink(path))
+        elif path.is_dir():
+            if target.is_symlink() or (target.exists() and not target.is_dir()):
+                target.unlink()
+            target.mkdir(exist_ok=True)
+        elif not target.is_file() or target.is_symlink() or target.read_bytes() != path.read_bytes():
+            if target.is_symlink() or target.is_dir():
+                shutil.rmtree(target) if target.is_dir() and not target.is_symlink() else target.unlink()
+            shutil.copyfile(path, target)
+            shutil.copymode(path, target)
+    for path in sorted(destination.rglob("*"), reverse=True):
+        if path.relative_to(destination) not in wanted:
+            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+
+
+def export(tree, commit, destination):
+    """`git archive` of the commit's src/ into destination/src (DIR's index, work tree and refs stay untouched)."""
+    WORK.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=WORK) as scratch:
+        archive = Path(scratch) / "src.tar"
+        with open(archive, "wb") as out:
+            made = subprocess.run(["git", "-C", str(tree), "archive", "--format=tar", commit, "src"], stdout=out,
+                                  stderr=subprocess.PIPE, text=True)
+        if made.returncode != 0:
+            raise Failure(f"git archive {commit} src in {tree} failed: {made.stderr.strip()}")
+        with tarfile.open(archive) as tar:
+            tar.extractall(scratch, filter="tar")
+        if not (Path(scratch) / "src" / "serialize.h").is_file():
+            raise Failure(f"commit {commit[:12]} of {tree} has no src/serialize.h: not a Bitcoin Core tree")
+        sync(Path(scratch) / "src", destination / "src")
+    (destination / "COMMIT").write_text(commit + "\n")
+
+
+# -- phase 2: the changed lines ------------------------------------------------------------------------------------
+
+HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+
+
+def changed_lines(diff):
+    """{file: [line numbers in the new side]} of a `git diff -U0` text: the added or replaced lines of each hunk
+    (a pure deletion adds none); a deleted file has none."""
+    changed, current = {}, None
+    for line in diff.splitlines():
+        if line.startswith("+++ "):
+            name = line[4:].split("\t")[0]
+            current = None if name == "/dev/null" else name[2:] if name.startswith("b/") else name
+            continue
+        match = HUNK.match(line)
+        if match and current:
+            start, count = int(match.group(1)), int(match.group(2) if match.group(2) is not None else 1)
+            if count:
+                changed.setdefault(current, []).extend(range(start, start + count))
+    return {name: sorted(set(lines)) for name, lines in changed.items() if lines}
+
+
+def diff_lines(tree, base, head):
+    diff = git(tree, "diff", "-U0", "--no-color", "--no-ext-diff", base, head, "--", *SERIALIZATION_FILES).stdout
+    return changed_lines(diff)
+
+
+def ranges(lines):
+    """[1, 2, 3, 7] → '1-3,7'."""
+    out, start = [], None
+    for index, line in enumerate(lines):
+        if start is None:
+            start = line
+        if index + 1 == len(lines) or lines[index + 1] != line + 1:
+            out.append(str(start) if start == line else f"{start}-{line}")
+            start = None
+    return ",".join(out)
+
+
+# -- phase 3: build, replay, fuzz ----------------------------------------------------------------------------------
+
+def core_options():
+    return ["-DSERDIFF_SUBJECTS=serdiff;core", f"-DSERDIFF_CORE_SRC={HEAD_TREE}"]
+
+
+def build_fuzz(jobs):
+    """core_fuzz_libfuzzer and core_fuzz_replay of the HEAD export, configured as make test-planted's trees
+    (ASan+UBSan, libFuzzer, RelWithDebInfo: tools/fuzz/planted.py's configure_and_build)."""
+    try:
+        binary = planted.configure_and_build(FUZZ_BUILD, core_options(), "core_fuzz_libfuzzer", jobs)
+        subprocess.run(["cmake", "--build", str(FUZZ_BUILD), "-j", str(jobs), "--target", "core_fuzz_replay"],
+                       check=True, stdout=subprocess.DEVNULL)
+    except subprocess.CalledProcessError as error:
+        raise Failure(f"building the Core subject from {shown(HEAD_TREE)} in {shown(FUZZ_BUILD)} failed "
+                      f"(status {error.returncode}){build_messages(FUZZ_BUILD, error, jobs)}")
+    return binary, FUZZ_BUILD / "bin" / "core_fuzz_replay"
+
+
+def build_messages(directory, error, jobs):
+    """The compiler's messages of a failed build (planted.configure_and_build discards them): the failed command is
+    run again (only what failed recompiles), its output kept in <directory>.log, the error lines shown."""
+    command = error.cmd if isinstance(error.cmd, list) else []
+    if "--build" not in command:
+        return f": configuring failed: cmake -S {ROOT} -B {shown(directory)} prints why"
+    log_path = directory.parent / f"{directory.name}.log"
+    again = subprocess.run(command, capture_output=True, text=True)
+    log_path.write_text(again.stdout + again.stderr)
+    errors = [line for line in (again.stdout + again.stderr).splitlines() if "error" in line.lower()][:15]
+    return f"; the build's messages are in {shown(log_path)}:\n  " + "\n  ".join(errors)
+
+
+def report_head(text, lines=REPORT_LINES):
+    """The first lines of a failure report: from the mismatch headline or sanitizer/assertion line on."""
+    all_lines = text.splitlines()
+    for index, line in enumerate(all_lines):
+        if re.search(r"==== serdiff MISMATCH|ERROR: \w+Sanitizer|runtime error:|assertion failed|Assertion .* "
+                     r"failed|deadly signal|==\d+==ERROR", line, re.IGNORECASE):
+            return all_lines[index:index + lines]
+    return all_lines[-lines:]
+
+
+def replay(replay_binary, target):
+    """corpora/<target> through the ASan replay driver; a failure names the input when it can."""
+    corpus = ROOT / "corpora" / target
+    if not corpus.is_dir():
+        return {"target": target, "ok": True, "files": 0, "note": f"no corpora/{target}/"}
+    command = [str(replay_binary), "--target", target, str(corpus)]
+    result = subprocess.run(command, capture_output=True, text=True, env=fuzz_run.sanitizer_environment())
+    text = result.stdout + result.stderr
+    files = sum(1 for p in corpus.rglob("*") if p.is_file())
+    if result.returncode == 0:
+        return {"target": target, "ok": True, "files": files, "summary": text.strip().splitlines()[-1:]}
+    failing = failing_input(replay_binary, target, corpus, text)
+    return {"target": target, "ok": False, "files": files, "status": result.returncode,
+            "input": str(shown(failing)) if failing else str(shown(corpus)), "report": report_head(text),
+            "replay": f"{shown(replay_binary)} --target {target} {shown(failing or corpus)}"}
+
+
+def failing_input(replay_binary, target, corpus, text):
+    """The corpus file the replay failed on: named in its report, else found by replaying file by file."""
+    for path in sorted(p for p in corpus.rglob("*") if p.is_file()):
+        if str(path) in text or f"/{path.name}" in text:
+            return path
+    for path in sorted(p for p in corpus.rglob("*") if p.is_file()):
+        if subprocess.run([str(replay_binary), "--target", target, str(path)], capture_output=True,
+                          env=fuzz_run.sanitizer_environment()).returncode != 0:
+            return path
+    return None
+
+
+def fuzz(binary, replay_binary, target, seconds, out):
+    """`seconds` of libFuzzer from corpora/<target>, new inputs into a scratch directory first (planted.hunt:
+    corpora/ is never libFuzzer's first, written, directory)."""
+    hunt = planted.hunt(target, target, binary, seconds, out=out)
+    work = out / target / "seeds"
+    row = {"target": target, "ok": not hunt["detected"], "seconds": round(hunt["seconds"], 1),
+           "execs": hunt["execs"], "scratch_corpus": str(shown(work / "corpus")), "log": str(shown(work / "fuzz.log"))}
+    if hunt["detected"]:
+        row.update({"what": hunt["what"], "input": str(shown(hunt["crash"])),
+                    "report": report_head((work / "fuzz.log").read_text(errors="replace")),
+                    "replay": f"{shown(replay_binary)} --target {target} {shown(hunt['crash'])}"})
+    elif hunt["crash"] is None and not hunt["execs"]:
+        row.update({"ok": False, "what": "libFuzzer did not run (see its log)",
+                    "report": report_head((work / "fuzz.log").read_text(errors="replace"))})
+    return row
+
+
+# -- phase 4: changed-line coverage ----------------------------------------------------------------------------------
+
+def build_coverage(jobs):
+    """core_fuzz_replay of the HEAD export with clang source-based coverage (no sanitizers, Debug)."""
+    flags = "-fprofile-instr-generate -fcoverage-mapping"
+    try:
+        planted.configure_and_build(COVERAGE_BUILD, core_options() + [
+            "-DSERDIFF_SANITIZERS=", "-DSERDIFF_FUZZ_ENGINE=none", "-DCMAKE_BUILD_TYPE=Debug",
+            f"-DCMAKE_CXX_FLAGS={flags}", f"-DCMAKE_C_FLAGS={flags}",
+            "-DCMAKE_EXE_LINKER_FLAGS=-fprofile-instr-generate"], "core_fuzz_replay", jobs)
+    except subprocess.CalledProcessError as error:
+        raise Failure(f"the coverage build of {shown(HEAD_TREE)} in {shown(COVERAGE_BUILD)} failed "
+                      f"(status {error.returncode}){build_messages(COVERAGE_BUILD, error, jobs)}")
+    return COVERAGE_BUILD / "bin" / "core_fuzz_replay"
+
+
+def collect_coverage(binary, inputs, out):
+    """Runs each target's inputs through the coverage binary, merges the profiles, exports lcov; {file: {line:
+    count}} for the files under the HEAD export. A directory whose replay fails (a finding) is replayed file by
+    file, the failing files left out, so the rest still counts."""
+    profiles = out / "profiles"
+    shutil.rmtree(profiles, ignore_errors=True)
+    profiles.mkdir(parents=True)
+    environment = {**os.environ, "LLVM_PROFILE_FILE": str(profiles / "%p.profraw")}
+    for target, directories in inputs.items():
+        for directory in directories:
+            if not directory.is_dir() or not any(directory.iterdir()):
+                continue
+            result = subprocess.run([str(binary), "--target", target, str(directory)], env=environment,
+                                    capture_output=True)
+            if result.returncode != 0:
+                for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+                    subprocess.run([str(binary), "--target", target, str(path)], env=environment,
+                                   capture_output=True)
+    raw = sorted(map(str, profiles.glob("*.profraw")))
+    if not raw:
+        raise Failure("the coverage replay wrote no profile")
+    merged = out / "merged.profdata"
+    subprocess.run(["llvm-profdata-19", "merge", "-sparse", "-o", str(merged), *raw], check=True)
+    lcov = subprocess.run(["llvm-cov-19", "export", str(binary), f"-instr-profile={merged}", "-format=lcov"],
+                          check=True, capture_output=True, text=True).stdout
+    (out / "coverage.lcov").write_text(lcov)
+    shutil.rmtree(profiles, ignore_errors=True)
+    return parse_lcov(lcov, HEAD_TREE)
+
+
+def parse_lcov(text, tree):
+    """{path relative to tree: {line: count}} from lcov DA records of the files under `tree`."""
+    counts, current = {}, None
+    tree = Path(tree).resolve()
+    for line in text.splitlines():
+        if line.startswith("SF:"):
+            path = Path(line[3:]).resolve()
+            current = str(path.relative_to(tree)) if path.is_relative_to(tree) else None
+        elif line.startswith("DA:") and current:
+            number, count = line[3:].split(",")[:2]
+            lines = counts.setdefault(current, {})
+            lines[int(number)] = max(lines.get(int(number), 0), int(count))
+        elif line == "end_of_record":
+            current = None
+    return counts
+
+
+def classify(changed, counts):
+    """Per changed file: each line reached (count > 0), not reached (a counter at 0), or no counter (not code, or
+    code this build never compiles, such as a template nothing instantiates)."""
+    result = {}
+    for name, lines in changed.items():
+        file_counts = counts.get(name, {})
+        entry = {"reached": [], "not_reached": [], "no_counter": [], "counts": {}}
+        for line in lines:
+            if line not in file_counts:
+                entry["no_counter"].append(line)
+            else:
+                entry["counts"][str(line)] = file_counts[line]
+                entry["reached" if file_counts[line] > 0 else "not_reached"].append(line)
+        result[name] = entry
+    return result
+
+
+# -- phase 5: the verdict ------------------------------------------------------------------------------------------
+
+def hooks(changed):
+    """What the mutation and benchmark columns will run once their tools exist (docs/review.md)."""
+    lines = " ".join(f"{name.removeprefix('src/')}:{ranges(numbers)}" for name, numbers in changed.items())
+    files = " ".join(name.removeprefix("src/") for name in changed)
+    return {
+        "mutation": {"status": NOT_MEASURED, "command": f"python3 tools/mutate/mutate.py run --subject core "
+                     f"--core-src {shown(HEAD_TREE)} --files '{files}' --lines '{lines}'"},
+        "bench": {"status": NOT_MEASURED, "command": f"the Core-source bench binary (bench/) built from "
+                  f"{shown(BASE_TREE)} and {shown(HEAD_TREE)}, compared"},
+    }
+
+
+def verdict(results):
+    """(exit status, reasons) of a review's results: 1 when a target failed (replay or fuzz) or a changed code
+    line was not reached, else 0."""
+    reasons = []
+    for row in results.get("replay", []):
+        if not row["ok"]:
+            reasons.append(f"{row['target']}: replaying its corpus fails ({row.get('input', '')})")
+    for row in results.get("fuzz", []):
+        if not row["ok"]:
+            reasons.append(f"{row['target']}: fuzzing found {row.get('what') or 'a failure'} ({row.get('input', '')})")
+    for name, entry in results.get("coverage", {}).items():
+        if entry["not_reached"]:
+            reasons.append(f"{name}: changed code line(s) {ranges(entry['not_reached'])} not reached")
+    return (1 if reasons else 0), reasons
+
+
+def table(header, rows):
+    widths = [max(len(str(x[i])) for x in rows + [header]) for i in range(len(header))]
+    out = ["| " + " | ".join(str(h).ljust(w) for h, w in zip(header, widths)) + " |",
+           "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    out += ["| " + " | ".join(str(c).ljust(w) for c, w in zip(row, widths)) + " |" for row in rows]
+    return "\n".join(out)
+
+
+def render(results):
+    """The verdict tables: per target, per changed file, then the reasons."""
+    replays = {row["target"]: row for row in results.get("replay", [])}
+    fuzzes = {row["target"]: row for row in results.get("fuzz", [])}
+    mutation = results.get("hooks", {}).get("mutation", {}).get("status", NOT_MEASURED)
+    bench = results.get("hooks", {}).get("bench", {}).get("status", NOT_MEASURED)
+    rows = []
+    for target in results.get("targets", []):
+        replayed, fuzzed = replays.get(target), fuzzes.get(target)
+        replay_cell = "-" if replayed is None else (f"agrees ({replayed['files']} inputs)" if replayed["ok"]
+                                                     else "FINDING")
+        fuzz_cell = "-" if fuzzed is None else (f"agrees ({fuzzed['execs']} execs)" if fuzzed["ok"]
+                                                else f"FINDING: {(fuzzed.get('what') or '')[:60]}")
+        rows.append((target, replay_cell, fuzz_cell, mutation, bench))
+    out = [table(("target", "corpus replay", f"fuzz {results.get('time', '?')} s", "mutation", "benchmark"), rows)]
+    file_rows = []
+    for name, entry in results.get("coverage", {}).items():
+        file_rows.append((name, len(entry["reached"]) + len(entry["not_reached"]) + len(entry["no_counter"]),
+                          ranges(entry["reached"]) or "-", ranges(entry["not_reached"]) or "-",
+                          ranges(entry["no_counter"]) or "-"))
+    if file_rows:
+        out.append(table(("changed file", "lines", "reached", "NOT reached", "no counter (not code)"), file_rows))
+    for row in results.get("replay", []) + results.get("fuzz", []):
+        if not row["ok"]:
+            out.append(f"finding in {row['target']}: input {row.get('input', '?')}\n  replay: {row.get('replay', '-')}"
+                       + "".join(f"\n  | {line}" for line in row.get("report", [])))
+    status, reasons = verdict(results)
+    out.append("verdict: " + ("nothing needs the reviewer's eyes (exit 0)" if status == 0 else
+                              "needs the reviewer's eyes (exit 1):" + "".join(f"\n  - {r}" for r in reasons)))
+    out.append(f"not yet measured: mutation ({results.get('hooks', {}).get('mutation', {}).get('command', '')}); "
+               f"benchmark ({results.get('hooks', {}).get('bench', {}).get('command', '')})")
+    return "\n\n".join(out)
+
+
+def write(results, out):
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "review.json").write_text(json.dumps(results, indent=2) + "\n")
+
+
+def review(arguments):
+    out = Path(arguments.out) if Path(arguments.out).is_absolute() else ROOT / arguments.out
+    tree = Path(arguments.core_src).expanduser().resolve() if arguments.core_src else None
+    if tree is None:
+        raise Failure("CORE_SRC=DIR is required: a git checkout of Bitcoin Core (make review-core CORE_SRC=DIR "
+                      "[BASE=REV] [TIME=S])")
+    log(f"phase 1/5 export: resolving HEAD and BASE in {tree}")
+    head, base, how = resolve(tree, arguments.base)
+    results = {"core_src": str(tree), "head": head, "base": base, "base_chosen_by": how, "time": arguments.time,
+               "serialization_files": list(SERIALIZATION_FILES)}
+    log(f"phase 1/5 export: HEAD {head[:12]}, BASE {base[:12]} ({how})")
+    # The diff first (it reads only DIR's object store): with no changed serialization line nothing is exported.
+    changed = diff_lines(tree, base, head)
+    results["changed"] = changed
+    results["hooks"] = hooks(changed)
+    if not changed:
+        results.update({"status": 0, "reasons": [], "message": "no changed serialization lines"})
+        write(results, out)
+        log(f"no changed serialization lines between BASE {base[:12]} and HEAD {head[:12]} (files: "
+            f"{' '.join(SERIALIZATION_FILES)}): nothing to review; {shown(out / 'review.json')}")
+        return 0
+    log(f"phase 1/5 export: git archive of both into {shown(HEAD_TREE)} and {shown(BASE_TREE)}")
+    export(tree, head, HEAD_TREE)
+    export(tree, base, BASE_TREE)
+    log("phase 2/5 diff: git diff -U0 BASE HEAD over the serialization files")
+    for name, lines in changed.items():
+        log(f"phase 2/5 diff: {name}: {len(lines)} changed line(s): {ranges(lines)}")
+    log(f"phase 3/5 fuzz: building the Core subject (ASan+UBSan, libFuzzer) in {shown(FUZZ_BUILD)} ...")
+    binary, replay_binary = build_fuzz(arguments.jobs)
+    targets = [name for name, options in fuzz_run.target_options(replay_binary).items()
+               if options.get("subject") == "core"]
+    results["targets"] = targets
+    results["absent_targets"] = fuzz_run.absent_targets(replay_binary)
+    log(f"phase 3/5 fuzz: built; {len(targets)} Core-backed targets: {' '.join(targets)}")
+    results["replay"], results["fuzz"] = [], []
+    for target in targets:
+        row = replay(replay_binary, target)
+        results["replay"].append(row)
+        log(f"phase 3/5 fuzz: replay {target}: " + (f"agrees ({row['files']} inputs)" if row["ok"] else
+                                                    f"FAILS on {row['input']}"))
+    fuzz_out = out / "fuzz"
+    shutil.rmtree(fuzz_out, ignore_errors=True)
+    for target in targets:
+        row = fuzz(binary, replay_binary, target, arguments.time, fuzz_out)
+        results["fuzz"].append(row)
+        log(f"phase 3/5 fuzz: fuzz {target} {arguments.time} s: " + (
+            f"agrees ({row['execs']} execs)" if row["ok"] else f"FINDING: {row.get('what')} ({row.get('input')})"))
+    log(f"phase 4/5 coverage: building core_fuzz_replay with -fprofile-instr-generate -fcoverage-mapping in "
+        f"{shown(COVERAGE_BUILD)} ...")
+    coverage_binary = build_coverage(arguments.jobs)
+    inputs = {t: [ROOT / "corpora" / t, fuzz_out / t / "seeds" / "corpus"] for t in targets}
+    log("phase 4/5 coverage: running the corpora and the fuzz step's new inputs through it")
+    counts = collect_coverage(coverage_binary, inputs, out)
+    results["coverage"] = classify(changed, counts)
+    results["lcov"] = str(shown(out / "coverage.lcov"))
+    for name, entry in results["coverage"].items():
+        log(f"phase 4/5 coverage: {name}: reached {ranges(entry['reached']) or '-'}; not reached "
+            f"{ranges(entry['not_reached']) or '-'}; no counter {ranges(entry['no_counter']) or '-'}")
+    log("phase 5/5 verdict")
+    status, reasons = verdict(results)
+    results.update({"status": status, "reasons": reasons})
+    write(results, out)
+    print("\n" + render(results) + f"\n\nreview: everything in {shown(out / 'review.json')}", flush=True)
+    return status
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--core-src", default="", metavar="DIR", help="a git checkout of Bitcoin Core (required)")
+    parser.add_argument("--base", default="", metavar="REV",
+                        help="the revision the change is reviewed against (default: the merge-base of HEAD with the "
+                             "upstream or default branch, else HEAD~1)")
+    parser.add_argument("--time", type=int, default=10, help="seconds of fuzzing per Core-backed target (default 10)")
+    parser.add_argument("--jobs", type=int, default=2, help="build parallelism (default 2)")
+    parser.add_argument("--out", default="review-out", help="where review.json goes (default review-out)")
+    arguments = parser.parse_args(argv)
+    try:
+        return review(arguments)
+    except Failure as error:
+        print(f"review: error: {error}", file=sys.stderr, flush=True)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
