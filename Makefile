@@ -37,6 +37,7 @@ help:
 	@echo "make mutate   mutation analysis of serialize/: FILES='serialize/x.h' SAMPLE=N SEED=1 TIME=60 JOBS=1 RESUME=1 REFRESH_COVERAGE=1 RERUN_SURVIVORS=1 RERUN='file#n' UNIT=1 ONLY='file#n' (docs/mutation.md)"
 	@echo "make coverage the fast-path lines (OPTIMIZATIONS.md rows) the corpora reach, via llvm-cov"
 	@echo "make bench    benchmarks on the mainnet blocks: table + bench-out/results.json (docs/bench.md)"
+	@echo "             with Bitcoin Core compiled from source (core-src rows: the pinned sdist, or CORE_SRC=DIR)"
 	@echo "make bench-callgrind   the same cases' instruction counts under callgrind (bench-out/callgrind.json)"
 	@echo "make ci       the CI matrix: asan-ubsan, msan, gcc, afl jobs with a summary (docs/ci.md); make ci-<job> for one"
 	@echo "make ci-planted       show each CI job fails on its planted sanitizer-class defect (PLANTED='name ...')"
@@ -172,22 +173,25 @@ python-planted-bug: python-build
 
 # Benchmarks (docs/bench.md): an -O2 -DNDEBUG tree in build/bench, the table on stdout and in
 # bench-out/results.json. BENCH_REPETITIONS/BENCH_MIN_TIME (s per repetition)/BENCH_FILTER (regex) tune it;
-# bench-callgrind counts instructions per operation under valgrind instead of timing.
+# bench-callgrind counts instructions per operation under valgrind instead of timing. The tree also compiles
+# Bitcoin Core's source (the Core subject: the pinned sdist fetched into build/core-source by the configure step,
+# or CORE_SRC=DIR) into serdiff_bench_core, whose core-src rows report.py runs right after serdiff_bench's.
 BENCH_REPETITIONS ?= 3
 BENCH_MIN_TIME ?= 0.2
 BENCH_FILTER ?= .
+BENCH_BINARIES = --binary build/bench/bin/serdiff_bench --core-binary core-src=build/bench/bin/serdiff_bench_core
 .PHONY: bench bench-build bench-callgrind
 
 bench-build: deps
-	@cmake --preset bench >/dev/null
-	@cmake --build --preset bench --target serdiff_bench -j $(JOBS)
+	@cmake --preset bench -DSERDIFF_CORE_SRC="$(CORE_SRC)" >/dev/null
+	@cmake --build --preset bench --target serdiff_bench serdiff_bench_core -j $(JOBS)
 
 bench: bench-build
-	@python3 bench/report.py run --binary build/bench/bin/serdiff_bench --out bench-out \
+	@python3 bench/report.py run $(BENCH_BINARIES) --out bench-out \
 	  --repetitions $(BENCH_REPETITIONS) --min-time $(BENCH_MIN_TIME) --filter '$(BENCH_FILTER)'
 
 bench-callgrind: bench-build
-	@python3 bench/report.py callgrind --binary build/bench/bin/serdiff_bench --out bench-out --filter '$(BENCH_FILTER)'
+	@python3 bench/report.py callgrind $(BENCH_BINARIES) --out bench-out --filter '$(BENCH_FILTER)'
 
 # OSS-Fuzz and ClusterFuzzLite (docs/oss-fuzz.md): ci/oss-fuzz/build.sh under OSS-Fuzz's flags for each
 # sanitizer x engine OSS-Fuzz builds (OSS_FUZZ_COMBINATIONS=all for every pair), checked as check_build

@@ -422,6 +422,8 @@ void add_compact_size_and_varint_cases(std::vector<Case>& cases)
 
 std::vector<Case> make_cases(const CaseSetup& setup, std::vector<std::string>& notes)
 {
+    if (!setup.name.empty() || !setup.sha256.empty())
+        throw std::runtime_error("--name= and --sha256= are serdiff_bench_core's flags (Bitcoin Core's rows)");
     std::vector<Case> cases;
     std::filesystem::create_directories(setup.scratch_dir);
     for (const BenchBlock& bench_block : setup.blocks) {

@@ -28,9 +28,14 @@ struct Case {
 struct CaseSetup {
     std::vector<BenchBlock> blocks;
     std::filesystem::path scratch_dir;  // block files for the WriteBlock/ReadBlock cases
+    // serdiff_bench_core only (bench/core_cases.cpp): the implementation name of its rows (--name=, default
+    // "core-src") and Core's SHA-256 (--sha256=auto, Core's SHA256AutoDetect(), or --sha256=standard, its C code).
+    std::string name;
+    std::string sha256;
 };
 
-// Every case; writes the read benchmarks' block files into setup.scratch_dir. `notes` collects lines for
+// Every case of this binary (serdiff_bench: bench/cases.cpp; serdiff_bench_core: bench/core_cases.cpp); writes the
+// read benchmarks' block files into setup.scratch_dir. `notes` collects lines for
 // the report (peers left out and why). Each case is checked once here, so a wrong result fails early.
 std::vector<Case> make_cases(const CaseSetup& setup, std::vector<std::string>& notes);
 

@@ -1,6 +1,8 @@
-// serdiff_bench: the benchmark cases under Google Benchmark, or under callgrind for instruction counts.
+// serdiff_bench: the benchmark cases under Google Benchmark, or under callgrind for instruction counts. The same
+// main runs serdiff_bench_core, whose cases are Bitcoin Core's code compiled from source (bench/core_cases.cpp).
 //
 // Usage: serdiff_bench [--data=DIR] [--scratch=DIR] [Google Benchmark flags]
+//        serdiff_bench_core [--name=core-src] [--sha256=auto|standard] [the same flags]
 //        serdiff_bench [--data=DIR] [--scratch=DIR] --instructions [--filter=REGEX]
 //          (run by bench/report.py under valgrind --tool=callgrind --collect-atstart=no: each case runs once
 //          untimed, then once with collection on, dumped as "Client Request: <case name>"; a peer also at
@@ -11,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <regex>
 #include <string>
 #include <string_view>
@@ -95,9 +98,12 @@ int run_instructions(const std::vector<Case>& cases, const std::string& filter)
 
 int main(int argc, char** argv)
 {
+    const std::string program = std::filesystem::path(argv[0]).filename().string();
     std::string data_dir = SERDIFF_DATA_DIR;
     std::string scratch_dir = "bench-out/files";
     std::string filter = ".";
+    std::string name;
+    std::string sha256;
     bool instructions = false;
     bool list = false;
     // Our flags first; the rest goes to Google Benchmark.
@@ -107,6 +113,8 @@ int main(int argc, char** argv)
         if (argument.starts_with("--data=")) data_dir = argument.substr(7);
         else if (argument.starts_with("--scratch=")) scratch_dir = argument.substr(10);
         else if (argument.starts_with("--filter=")) filter = argument.substr(9);
+        else if (argument.starts_with("--name=")) name = argument.substr(7);
+        else if (argument.starts_with("--sha256=")) sha256 = argument.substr(9);
         else if (argument == "--instructions") instructions = true;
         else if (argument == "--list") list = true;
         else remaining.push_back(argv[i]);
@@ -116,10 +124,12 @@ int main(int argc, char** argv)
         serdiff::bench::CaseSetup setup;
         setup.blocks = serdiff::bench::load_blocks(data_dir, data_note);
         setup.scratch_dir = scratch_dir;
-        std::fprintf(stderr, "serdiff_bench: %s; block files in %s\n", data_note.c_str(), scratch_dir.c_str());
+        setup.name = name;
+        setup.sha256 = sha256;
+        std::fprintf(stderr, "%s: %s; block files in %s\n", program.c_str(), data_note.c_str(), scratch_dir.c_str());
         std::vector<std::string> notes;
         const std::vector<Case> cases = serdiff::bench::make_cases(setup, notes);
-        for (const auto& note : notes) std::fprintf(stderr, "serdiff_bench: %s\n", note.c_str());
+        for (const auto& note : notes) std::fprintf(stderr, "%s: %s\n", program.c_str(), note.c_str());
         if (list) {
             for (const Case& bench_case : cases) std::printf("%s\n", bench_case.name().c_str());
             return 0;
@@ -139,7 +149,7 @@ int main(int argc, char** argv)
         benchmark::Shutdown();
         return 0;
     } catch (const std::exception& error) {
-        std::fprintf(stderr, "serdiff_bench: %s\n", error.what());
+        std::fprintf(stderr, "%s: %s\n", program.c_str(), error.what());
         return 1;
     }
 }

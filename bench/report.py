@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
 """Runs serdiff_bench and prints the table of docs/bench.md, also written as bench-out/results.json.
 
-  bench/report.py run --binary build/bench/bin/serdiff_bench [--out bench-out] [--repetitions 3] [--min-time 0.2]
+  bench/report.py run --binary build/bench/bin/serdiff_bench [--core-binary [NAME=]PATH ...] [--out bench-out]
+                      [--repetitions 3] [--min-time 0.2] [--filter REGEX]
+  bench/report.py callgrind --binary build/bench/bin/serdiff_bench [--core-binary [NAME=]PATH ...] [--out bench-out]
                       [--filter REGEX]
-  bench/report.py callgrind --binary build/bench/bin/serdiff_bench [--out bench-out] [--filter REGEX]
 
 `run` uses Google Benchmark (median of the repetitions, wall-clock time); `callgrind` runs every case once
 under valgrind --tool=callgrind and reports instructions per operation, which machine noise does not move.
+
+--core-binary: a serdiff_bench_core (Bitcoin Core's code compiled from a Core tree, bench/core_cases.cpp), run
+right after serdiff_bench with the same settings; its rows are named NAME (default core-src), NAME-reused and
+NAME-nohash and shown beside the optimized rows they compare with. Give it once per Core tree (e.g.
+core-base=build/bench-base/bin/serdiff_bench_core core-head=build/bench/bin/serdiff_bench_core).
 Python standard library only.
 """
 
@@ -50,6 +56,15 @@ CORE_GOALS = [
     ("SerializeBlock optimized-reused faster than bitcoin-core", ("SerializeBlock", "optimized-reused"),
      ("SerializeBlock", CORE), 1.0, "faster"),
 ]
+# Bitcoin Core compiled from source (serdiff_bench_core, one per Core tree, rows named after its NAME): which
+# optimized row each of its rows compares with, like for like: (group, optimized row, Core row suffix, what).
+CORE_SOURCE_PAIRS = [
+    ("SerializeBlock", "optimized-reused", "-reused", "serialize into a reused buffer"),
+    ("DeserializeBlock", "optimized", "-nohash", "decode, no hashing"),
+    ("DeserializeBlock", "optimized+txids", "", "decode + txid/wtxid"),
+    ("SizeComputerBlock", "optimized", "", "size computer"),
+]
+DEFAULT_CORE_NAME = "core-src"
 STORE_GOALS = [
     ("WriteBlock with a key: buffered >= 2.5x faster than unbuffered", "WriteBlock", ":xor", 2.5),
     ("ReadBlock with a key: buffered >= 1.2x faster than unbuffered", "ReadBlock", ":xor", 1.2),
@@ -160,11 +175,43 @@ def ratio_goal(results, field, description, subject, den_subject, numerator, den
     return goal
 
 
+def core_names(results):
+    """The NAMEs of the Core-from-source binaries whose rows are in `results`, in the order they were run."""
+    names = []
+    for record in results.values():
+        name = record.get("core_name")
+        if name and name not in names:
+            names.append(name)
+    return names
+
+
+def core_source_comparisons(results, field):
+    """Each Core-from-source row against the optimized row it compares with:
+    [{core_name, subject, group, what, optimized, core, optimized_value, core_value, ratio}], ratio being
+    core / optimized (how many times faster, or fewer instructions, the optimized side is)."""
+    comparisons = []
+    subjects = sorted({key[1] for key in results if key[0] == "SerializeBlock"}, key=natural_key)
+    for name in core_names(results):
+        for subject in subjects:
+            for group, optimized, suffix, what in CORE_SOURCE_PAIRS:
+                core = name + suffix
+                opt_value = value(results, group, subject, optimized, field)
+                core_value = value(results, group, subject, core, field)
+                if core_value is None:
+                    continue
+                comparisons.append({"core_name": name, "subject": subject, "group": group, "what": what,
+                                    "optimized": optimized, "core": core, "optimized_value": opt_value,
+                                    "core_value": core_value,
+                                    "ratio": round(core_value / opt_value, 3) if opt_value else None})
+    return comparisons
+
+
 def ratio_text(results, key, field):
-    """The ratios shown beside a row: against the reference, memcpy, the unbuffered path, the peers."""
+    """The ratios shown beside a row: against the reference, memcpy, the unbuffered path, the peers, Core."""
     group, subject, implementation = key
     own = results[key][field]
     texts = []
+    names = core_names(results)
 
     def faster(label, other):
         if other is not None and own:
@@ -184,6 +231,20 @@ def ratio_text(results, key, field):
         if implementation == ("optimized-reused" if group == "SerializeBlock" else "optimized+txids"):
             faster(CORE + " (same work)" if group == "DeserializeBlock" else CORE,
                    value(results, group, subject, CORE, field))
+        for name in names:
+            for pair_group, optimized, suffix, _ in CORE_SOURCE_PAIRS:
+                if (pair_group, optimized) == (group, implementation):
+                    faster(name + suffix, value(results, group, subject, name + suffix, field))
+    elif results[key].get("core_name") and group in ("SerializeBlock", "DeserializeBlock"):
+        # A Core-from-source row: against the kernel library's row of the same Core code, and its hashing share.
+        name = results[key]["core_name"]
+        kernel = value(results, group, subject, CORE, field)
+        if kernel and implementation != name + "-nohash":
+            measure = "the time" if field == "ns_per_op" else "the instructions"
+            texts.append(f"{own / kernel:.2f}x {measure} of {CORE} (libbitcoinkernel)")
+        nohash = value(results, group, subject, name + "-nohash", field)
+        if implementation == name and group == "DeserializeBlock" and nohash and own:
+            texts.append(f"{name}-nohash is {nohash / own:.2f}x of it")
     elif group == "SerializeBlock" and implementation == CORE + "-discard":
         core = value(results, group, subject, CORE, field)
         if core:
@@ -209,6 +270,36 @@ def format_ns(ns):
     return f"{ns:.2f}"
 
 
+def natural_key(text):
+    """Natural order: "2B" before "10B"."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
+
+
+def core_source_lines(results, field, unit_label):
+    """Per Core tree, a table of each block: the optimized row, the Core-from-source row it compares with, and
+    how many times faster the optimized side is."""
+    comparisons = core_source_comparisons(results, field)
+    lines = []
+    word = "faster" if field == "ns_per_op" else "fewer instructions"
+    for name in core_names(results):
+        rows = [c for c in comparisons if c["core_name"] == name]
+        if not rows:
+            continue
+        lines += ["", f"Bitcoin Core compiled from source (`{name}`) beside the optimized side, {unit_label}; "
+                      f"the last column is how many times {word} the optimized row is:", "",
+                  "| block | what | optimized row | optimized | Core row | Core | optimized vs Core |",
+                  "|---|---|---|---:|---|---:|---:|"]
+        for c in rows:
+            def number(x):
+                if x is None:
+                    return "-"
+                return format_ns(x) if field == "ns_per_op" else f"{x:,.0f}"
+            ratio = "-" if c["ratio"] is None else f"{c['ratio']:.2f}x"
+            lines.append(f"| {c['subject']} | {c['group']}: {c['what']} | {c['optimized']} | "
+                         f"{number(c['optimized_value'])} | {c['core']} | {number(c['core_value'])} | {ratio} |")
+    return lines
+
+
 def table_lines(results, field, unit_label, goals, notes):
     lines = [f"| benchmark | subject | implementation | {unit_label} | MB/s | ratios |", "|---|---|---|---:|---:|---|"]
     order = ["SerializeBlock", "DeserializeBlock", "SizeComputerBlock", "memcpy", "WriteBlock", "ReadBlock",
@@ -217,14 +308,19 @@ def table_lines(results, field, unit_label, goals, notes):
     implementations = ["optimized", "optimized-reused", "optimized+txids", "optimized-buffered",
                        "optimized-bufferedreader", "batched", "autofile-unbuffered", "byte-at-a-time", "reference",
                        CORE, CORE + "-discard", "rust-bitcoin", "btcd", "memcpy"]
+    names = core_names(results)
 
     def sort_key(key):
         group, subject, implementation = key
         rank = order.index(group) if group in order else len(order)
-        # Natural order of subjects ("2B" before "10B"), then the implementations in the order above.
-        subject_key = [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", subject)]
-        implementation_rank = implementations.index(implementation) if implementation in implementations else 99
-        return (rank, group, subject_key, implementation_rank)
+        # Natural order of subjects, then the implementations in the order above; Core-from-source rows right
+        # after the optimized rows (each tree's rows together, in the order they ran).
+        if results[key].get("core_name") in names:
+            implementation_rank = (implementations.index("optimized+txids") + 0.5 +
+                                   names.index(results[key]["core_name"]) * 0.01)
+        else:
+            implementation_rank = implementations.index(implementation) if implementation in implementations else 99
+        return (rank, group, natural_key(subject), implementation_rank, implementation)
 
     for key in sorted(results, key=sort_key):
         record = results[key]
@@ -236,6 +332,7 @@ def table_lines(results, field, unit_label, goals, notes):
         number_text = format_ns(number) if field == "ns_per_op" else f"{number:,.0f}"
         lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {number_text} | {speed_text} | "
                      f"{ratio_text(results, key, field)} |")
+    lines += core_source_lines(results, field, unit_label)
     lines.append("")
     lines.append("| goal | subject | measured | target | met |")
     lines.append("|---|---|---:|---:|---|")
@@ -250,12 +347,55 @@ def table_lines(results, field, unit_label, goals, notes):
     return lines
 
 
+def parse_core_binaries(specs):
+    """--core-binary values ([NAME=]PATH) as [(name, path)]; names must differ and contain no '/'."""
+    binaries = []
+    for spec in specs or []:
+        name, separator, path = spec.partition("=")
+        if not separator:
+            name, path = DEFAULT_CORE_NAME, spec
+        if not name or "/" in name or not path:
+            sys.exit(f"bench: --core-binary {spec!r}: expected [NAME=]PATH, NAME without '/'")
+        if name in [existing for existing, _ in binaries]:
+            sys.exit(f"bench: --core-binary: the name {name!r} is given twice")
+        binaries.append((name, path))
+    return binaries
+
+
+def tag_core_rows(results, name, binary):
+    """Marks the rows of one serdiff_bench_core run as that Core tree's (name, binary)."""
+    for record in results.values():
+        record["core_name"] = name
+        record["core_binary"] = binary
+    return results
+
+
+def run_core_binary(args, name, binary):
+    """One serdiff_bench_core run with the same settings as serdiff_bench: (context, results), or None when the
+    filter matched none of its rows."""
+    raw_path = os.path.join(args.out, f"google-benchmark-{name}.json")
+    if os.path.exists(raw_path):
+        os.remove(raw_path)
+    command = [binary, f"--name={name}", f"--benchmark_out={raw_path}", "--benchmark_out_format=json",
+               f"--benchmark_repetitions={args.repetitions}", f"--benchmark_min_time={args.min_time}",
+               f"--benchmark_filter={args.filter}"]
+    print("bench: " + " ".join(command), file=sys.stderr, flush=True)
+    completed = subprocess.run(command)
+    if completed.returncode != 0:
+        sys.exit(f"bench: {binary} failed with status {completed.returncode}")
+    if not os.path.exists(raw_path) or os.path.getsize(raw_path) == 0:
+        return None
+    context, results = load_google_benchmark(raw_path)
+    return context, tag_core_rows(results, name, binary)
+
+
 def run_benchmarks(args):
     os.makedirs(args.out, exist_ok=True)
     raw_path = os.path.join(args.out, "google-benchmark.json")
     command = [args.binary, f"--scratch={os.path.join(args.out, 'files')}", f"--benchmark_out={raw_path}",
                "--benchmark_out_format=json", f"--benchmark_repetitions={args.repetitions}",
                f"--benchmark_min_time={args.min_time}", f"--benchmark_filter={args.filter}"]
+    core_binaries = parse_core_binaries(args.core_binary)
     print("bench: " + " ".join(command), file=sys.stderr, flush=True)
     machine = machine_description()
     # Google Benchmark prints one line per run on stdout: the progress of the long run.
@@ -263,6 +403,20 @@ def run_benchmarks(args):
     if completed.returncode != 0:
         sys.exit(f"bench: serdiff_bench failed with status {completed.returncode}")
     context, results = load_google_benchmark(raw_path)
+    # Bitcoin Core compiled from source, right after, with the same settings.
+    core_sources = []
+    for name, binary in core_binaries:
+        core_run = run_core_binary(args, name, binary)
+        core_context = core_run[0] if core_run else {}
+        if core_run:
+            clash = sorted("/".join(key) for key in core_run[1] if key in results)
+            if clash:
+                sys.exit(f"bench: --core-binary {name}={binary}: its rows {clash[:3]} clash with serdiff_bench's "
+                         "(choose another NAME)")
+            results.update(core_run[1])
+        core_sources.append({"name": name, "binary": binary, "rows": len(core_run[1]) if core_run else 0,
+                             "notes": core_context.get("serdiff_notes", "")})
+    machine["load_average_after"] = [round(v, 2) for v in os.getloadavg()] if hasattr(os, "getloadavg") else None
     notes = [f"Blocks: {context.get('serdiff_blocks', '?')}. Block files: {context.get('serdiff_scratch_dir', '?')} "
              "on the local disk, page cache warm (each file written and read once before timing; writes overwrite "
              "the file in place, no fsync)."]
@@ -274,10 +428,12 @@ def run_benchmarks(args):
     if not any(key[2] == CORE for key in results):
         notes.append("Bitcoin Core not measured (SERDIFF_PEERS=OFF or SERDIFF_CORE_PEER=OFF, its library missing "
                      "(see the notes), or --filter left it out).")
+    notes += core_source_notes(core_sources)
     notes.append(f"Machine: {machine['cpu']}, {machine['cores']} cores, kernel {machine['kernel']}, "
                  f"{machine['compiler']}, {machine['flags']}; load average at start "
-                 f"{machine['load_average_at_start']} (a shared machine: ratios are more meaningful than absolute "
-                 f"times). Median of {args.repetitions} repetitions of >= {args.min_time} s each, wall-clock time.")
+                 f"{machine['load_average_at_start']}, at the end {machine['load_average_after']} (a shared machine: "
+                 f"ratios are more meaningful than absolute times). Median of {args.repetitions} repetitions of "
+                 f">= {args.min_time} s each, wall-clock time.")
     goals = evaluate_goals(results, "ns_per_op")
     lines = table_lines(results, "ns_per_op", "ns/op", goals, notes)
     print("\n".join(lines))
@@ -290,6 +446,8 @@ def run_benchmarks(args):
         "benchmarks": sorted(results.values(), key=lambda record: (record["group"], record["subject"],
                                                                    record["implementation"])),
         "goals": goals,
+        "core_sources": core_sources,
+        "core_source_comparisons": core_source_comparisons(results, "ns_per_op"),
         "notes": notes,
     }
     with open(os.path.join(args.out, "results.json"), "w") as out:
@@ -301,18 +459,38 @@ def run_benchmarks(args):
           f"goals met)", file=sys.stderr)
 
 
-def run_callgrind(args):
-    out_dir = os.path.join(args.out, "callgrind")
-    os.makedirs(out_dir, exist_ok=True)
-    for stale in glob.glob(os.path.join(out_dir, "callgrind.out*")):
-        os.remove(stale)
+def core_source_notes(core_sources):
+    """The notes on the Core-from-source binaries: which tree, which SHA-256, what each row does."""
+    if not core_sources:
+        return ["Bitcoin Core compiled from source not measured (no --core-binary: make bench passes "
+                "build/bench/bin/serdiff_bench_core, built when SERDIFF_SUBJECTS has core)."]
+    notes = []
+    for source in core_sources:
+        if not source["rows"]:
+            notes.append(f"{source['name']} ({source['binary']}): --filter matched none of its rows.")
+            continue
+        notes.append(f"{source['name']} ({source['binary']}): {source['notes']}. Its rows: "
+                     f"`{source['name']}-reused` = CBlock << TX_WITH_WITNESS into a DataStream cleared and reused "
+                     f"(compare optimized-reused); `{source['name']}` DeserializeBlock = SpanReader >> "
+                     f"TX_WITH_WITNESS(CBlock) into a fresh CBlock, every CTransaction hashing its txid and wtxid "
+                     f"(compare optimized+txids); `{source['name']}-nohash` = SpanReader >> CBlockHeader >> "
+                     f"TX_WITH_WITNESS(vector<CMutableTransaction>), no hashing (compare optimized); "
+                     f"`{source['name']}` SizeComputerBlock = GetSerializeSize(TX_WITH_WITNESS(block)) (compare "
+                     f"optimized). Compiled at the bench flags with NDEBUG undefined (Core's util/check.h requires "
+                     f"assertions).")
+    return notes
+
+
+def callgrind_binary(args, out_dir, binary, label, extra):
+    """Runs one benchmark binary's cases under callgrind: {name: (ops, bytes_per_op, self_timed)} and the dumps'
+    {description: instructions}."""
     # Valgrind 3.19 cannot read clang-19's and Rust's newer DWARF: run a copy without debug info (symbols
     # stay). The Go runtime's asynchronous preemption signals crash callgrind: turn them off.
-    binary = os.path.join(out_dir, "serdiff_bench.nodebug")
-    subprocess.run(["objcopy", "--strip-debug", args.binary, binary], check=True)
-    command = ["valgrind", "--tool=callgrind", "--collect-atstart=no",
-               f"--callgrind-out-file={os.path.join(out_dir, 'callgrind.out')}", binary,
-               f"--scratch={os.path.join(args.out, 'files')}", "--instructions", f"--filter={args.filter}"]
+    copy = os.path.join(out_dir, f"{label}.nodebug")
+    subprocess.run(["objcopy", "--strip-debug", binary, copy], check=True)
+    out_file = os.path.join(out_dir, f"callgrind.{label}.out")
+    command = ["valgrind", "--tool=callgrind", "--collect-atstart=no", f"--callgrind-out-file={out_file}", copy,
+               f"--scratch={os.path.join(args.out, 'files')}", "--instructions", f"--filter={args.filter}"] + extra
     print("bench: GODEBUG=asyncpreemptoff=1 " + " ".join(command), file=sys.stderr, flush=True)
     environment = dict(os.environ, GODEBUG="asyncpreemptoff=1")
     completed = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
@@ -326,7 +504,7 @@ def run_callgrind(args):
         if len(parts) == 5 and parts[0] == "case":
             cases[parts[1]] = (int(parts[2]), int(parts[3]), parts[4] == "1")
     totals = {}
-    for path in glob.glob(os.path.join(out_dir, "callgrind.out.*")):
+    for path in glob.glob(out_file + ".*"):
         description = None
         total = None
         with open(path) as dump:
@@ -337,31 +515,51 @@ def run_callgrind(args):
                     total = int(line.split()[1])
         if description is not None and total is not None:
             totals[description] = total
+    return cases, totals
+
+
+def run_callgrind(args):
+    out_dir = os.path.join(args.out, "callgrind")
+    os.makedirs(out_dir, exist_ok=True)
+    for stale in glob.glob(os.path.join(out_dir, "callgrind.*out*")):
+        os.remove(stale)
+    runs = [(None, *callgrind_binary(args, out_dir, args.binary, "serdiff_bench", []))]
+    for name, binary in parse_core_binaries(args.core_binary):
+        runs.append((name, *callgrind_binary(args, out_dir, binary, f"serdiff_bench_core-{name}", [f"--name={name}"])))
     results = {}
-    for name, (ops, bytes_per_op, self_timed) in cases.items():
-        if name not in totals:
-            continue
-        if self_timed:
-            if name + "#3" not in totals:
+    for core_name, cases, totals in runs:
+        for name, (ops, bytes_per_op, self_timed) in cases.items():
+            if name not in totals:
                 continue
-            per_op = (totals[name + "#3"] - totals[name]) / 2.0
-        else:
-            per_op = totals[name] / ops
-        group, subject, implementation = split_name(name)
-        results[(group, subject, implementation)] = {
-            "group": group, "subject": subject, "implementation": implementation, "bytes_per_op": bytes_per_op,
-            "instructions_per_op": per_op}
+            if self_timed:
+                if name + "#3" not in totals:
+                    continue
+                per_op = (totals[name + "#3"] - totals[name]) / 2.0
+            else:
+                per_op = totals[name] / ops
+            group, subject, implementation = split_name(name)
+            results[(group, subject, implementation)] = {
+                "group": group, "subject": subject, "implementation": implementation, "bytes_per_op": bytes_per_op,
+                "instructions_per_op": per_op}
+            if core_name:
+                results[(group, subject, implementation)]["core_name"] = core_name
     goals = evaluate_goals(results, "instructions_per_op")
     notes = ["Instructions per operation counted by callgrind: user space only (the kernel's share of file I/O is "
              "not counted); the Go peer's GC threads are counted while collection is on; memcpy and memset run as "
              "`rep movsb`/`rep stosb`, which valgrind counts once per byte, so the memcpy row and the ratios against "
              "it are not comparable with time. Ratios here are instruction ratios, not time ratios."]
+    if core_names(results):
+        notes.append("Bitcoin Core compiled from source: under valgrind, Core's SHA256AutoDetect() finds no SHA-NI "
+                     "(valgrind's CPUID does not offer it) and hashes with sse4(1way);sse41(4way);avx2(8way); on the "
+                     "CPU the timed run says which it used.")
     lines = table_lines(results, "instructions_per_op", "instructions/op", goals, notes)
     print("\n".join(lines))
     with open(os.path.join(args.out, "callgrind.json"), "w") as out:
         json.dump({"command": "make bench-callgrind", "machine": machine_description(),
                    "benchmarks": sorted(results.values(), key=lambda r: (r["group"], r["subject"], r["implementation"])),
-                   "goals": goals, "notes": notes}, out, indent=1)
+                   "goals": goals,
+                   "core_source_comparisons": core_source_comparisons(results, "instructions_per_op"),
+                   "notes": notes}, out, indent=1)
     with open(os.path.join(args.out, "callgrind.md"), "w") as out:
         out.write("\n".join(lines) + "\n")
     print(f"bench: wrote {args.out}/callgrind.json and {args.out}/callgrind.md ({len(results)} benchmarks)",
@@ -372,6 +570,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("mode", choices=["run", "callgrind"])
     parser.add_argument("--binary", required=True)
+    parser.add_argument("--core-binary", action="append", metavar="[NAME=]PATH",
+                        help="a serdiff_bench_core to run beside serdiff_bench (repeatable, one per Core tree)")
     parser.add_argument("--out", default="bench-out")
     parser.add_argument("--repetitions", type=int, default=3)
     parser.add_argument("--min-time", type=float, default=0.2)

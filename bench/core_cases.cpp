@@ -1,0 +1,148 @@
+// serdiff_bench_core's cases: Bitcoin Core's block serialization compiled from source (serdiff_core, the Core
+// subject's library: the pinned sdist or SERDIFF_CORE_SRC) at the bench preset's flags, on the same blocks as
+// serdiff_bench. bench/report.py runs this binary beside serdiff_bench and puts its rows beside the optimized ones.
+// One binary per Core tree: a second tree (e.g. a pull request's BASE and HEAD) is a second build of this target
+// with another SERDIFF_CORE_SRC, run under another --name (docs/bench.md).
+//
+// Rows, named after --name (default core-src), each checked once before it is timed:
+//   SerializeBlock/<block>/<name>-reused  CBlock << TX_WITH_WITNESS into a DataStream cleared and reused
+//                                         (capacity kept), compared with optimized-reused
+//   DeserializeBlock/<block>/<name>       SpanReader >> TX_WITH_WITNESS(CBlock): every CTransaction computes its
+//                                         txid and wtxid when built; compared with optimized+txids
+//   DeserializeBlock/<block>/<name>-nohash  SpanReader >> CBlockHeader >> TX_WITH_WITNESS(vector of
+//                                         CMutableTransaction): the same decode, no hashing; compared with optimized
+//   SizeComputerBlock/<block>/<name>      GetSerializeSize(TX_WITH_WITNESS(block)), compared with optimized
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench/cases.h"
+
+// Bitcoin Core's headers (serdiff_core's include directory).
+#include <crypto/sha256.h>
+#include <hash.h>
+#include <primitives/block.h>
+#include <primitives/transaction.h>
+#include <serialize.h>
+#include <streams.h>
+#include <uint256.h>
+
+#ifndef SERDIFF_CORE_TREE
+#define SERDIFF_CORE_TREE "?"
+#endif
+
+namespace serdiff::bench {
+namespace {
+
+void require(bool condition, const std::string& what)
+{
+    if (!condition) throw std::runtime_error("benchmark self-check failed: " + what);
+}
+
+// A block decoded without building CTransactions: the header and the transactions as CMutableTransaction, which
+// compute no hash (Core's CTransaction computes its txid and wtxid in its constructor).
+struct MutableBlock {
+    CBlockHeader header;
+    std::vector<CMutableTransaction> vtx;
+};
+
+MutableBlock decode_without_hashing(std::span<const uint8_t> bytes)
+{
+    MutableBlock block;
+    SpanReader reader{bytes};
+    reader >> block.header >> TX_WITH_WITNESS(block.vtx);
+    return block;
+}
+
+// The merkle root of the block's txids (as consensus/merkle.cpp computes it, without the mutation check).
+uint256 merkle_root(const CBlock& block)
+{
+    std::vector<uint256> level;
+    for (const CTransactionRef& tx : block.vtx) level.push_back(tx->GetHash().ToUint256());
+    while (level.size() > 1) {
+        if (level.size() % 2 == 1) level.push_back(level.back());
+        std::vector<uint256> next;
+        for (size_t i = 0; i < level.size(); i += 2) next.push_back(Hash(level[i], level[i + 1]));
+        level = std::move(next);
+    }
+    return level.empty() ? uint256{} : level.front();
+}
+
+void add_core_cases(const std::shared_ptr<const BenchBlock>& block, const std::string& name, std::vector<Case>& cases)
+{
+    const uint64_t size = block->bytes.size();
+    const std::string& label = block->label;
+    const std::span<const uint8_t> bytes{block->bytes};
+    auto add = [&](const char* group, const std::string& implementation, std::function<void()> run) {
+        cases.push_back({group, label, implementation, size, 1, std::move(run), {}});
+    };
+
+    // Checks: Core decodes the whole block, its txids hash up to the header's merkle root, it re-encodes the
+    // block to the same bytes (from CBlock and from the mutable decode), and its size computer gives the size.
+    auto parsed = std::make_shared<CBlock>();
+    {
+        SpanReader reader{bytes};
+        reader >> TX_WITH_WITNESS(*parsed);
+        require(reader.empty(), label + " " + name + " decode consumes the block");
+    }
+    require(merkle_root(*parsed) == parsed->hashMerkleRoot, label + " " + name + " txids (merkle root)");
+    for (const CTransactionRef& tx : parsed->vtx)
+        require(tx->HasWitness() == (tx->GetWitnessHash().ToUint256() != tx->GetHash().ToUint256()),
+                label + " " + name + " wtxid");
+    auto stream = std::make_shared<DataStream>();
+    *stream << TX_WITH_WITNESS(*parsed);
+    require(stream->size() == size && std::memcmp(stream->data(), bytes.data(), size) == 0,
+            label + " " + name + " re-encodes the block");
+    {
+        const MutableBlock mutable_block = decode_without_hashing(bytes);
+        DataStream again;
+        again << mutable_block.header << TX_WITH_WITNESS(mutable_block.vtx);
+        require(again.size() == size && std::memcmp(again.data(), bytes.data(), size) == 0,
+                label + " " + name + "-nohash re-encodes the block");
+    }
+    require(GetSerializeSize(TX_WITH_WITNESS(*parsed)) == size, label + " " + name + " GetSerializeSize");
+
+    add("SerializeBlock", name + "-reused", [parsed, stream] {
+        stream->clear();
+        *stream << TX_WITH_WITNESS(*parsed);
+        benchmark::DoNotOptimize(stream->data());
+    });
+    add("DeserializeBlock", name, [block] {
+        CBlock decoded;
+        SpanReader reader{std::span<const uint8_t>{block->bytes}};
+        reader >> TX_WITH_WITNESS(decoded);
+        benchmark::DoNotOptimize(decoded.vtx.data());
+    });
+    add("DeserializeBlock", name + "-nohash", [block] {
+        MutableBlock decoded = decode_without_hashing(block->bytes);
+        benchmark::DoNotOptimize(decoded.vtx.data());
+    });
+    add("SizeComputerBlock", name, [parsed] { benchmark::DoNotOptimize(GetSerializeSize(TX_WITH_WITNESS(*parsed))); });
+}
+
+}  // namespace
+
+std::vector<Case> make_cases(const CaseSetup& setup, std::vector<std::string>& notes)
+{
+    const std::string name = setup.name.empty() ? "core-src" : setup.name;
+    if (name.find('/') != std::string::npos) throw std::runtime_error("--name= may not contain '/'");
+    // Core's own programs choose their SHA-256 once at start (bench_bitcoin's main, kernel::Context); without
+    // that call Core hashes with its plain C implementation.
+    std::string sha256;
+    if (setup.sha256.empty() || setup.sha256 == "auto") sha256 = SHA256AutoDetect();
+    else if (setup.sha256 == "standard") sha256 = SHA256AutoDetect(sha256_implementation::STANDARD);
+    else throw std::runtime_error("--sha256= takes auto or standard");
+    notes.push_back(name + ": Bitcoin Core compiled from " SERDIFF_CORE_TREE " at the bench flags; SHA-256 '" + sha256 +
+                    "'");
+    std::vector<Case> cases;
+    for (const BenchBlock& bench_block : setup.blocks)
+        add_core_cases(std::make_shared<const BenchBlock>(bench_block), name, cases);
+    return cases;
+}
+
+}  // namespace serdiff::bench

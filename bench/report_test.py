@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""bench/report.py on synthetic Google Benchmark output: the Core-from-source rows (serdiff_bench_core, one binary
+per Core tree) beside the optimized rows, with the right ratios, in results.md and results.json; a filter that
+matches none of a Core binary's rows; rows that clash; the --core-binary syntax.
+
+  python3 bench/report_test.py        (Python standard library only; no build needed)
+"""
+import argparse
+import contextlib
+import io
+import json
+import os
+import stat
+import sys
+import tempfile
+import textwrap
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import report  # noqa: E402
+
+BLOCKS = ["413567", "540107"]
+
+
+def entry(name, microseconds, repetition=None, aggregate=None, manual=False):
+    """One Google Benchmark JSON entry (time unit us), a repetition or an aggregate."""
+    run_name = name + ("/manual_time" if manual else "")
+    record = {"name": run_name + (f"_{aggregate}" if aggregate else ""), "run_name": run_name,
+              "run_type": "aggregate" if aggregate else "iteration", "real_time": microseconds, "cpu_time": microseconds,
+              "time_unit": "us", "ops_per_run": 1, "bytes_per_op": 1_000_000}
+    if aggregate:
+        record["aggregate_name"] = aggregate
+    return record
+
+
+def google_benchmark(times, notes=""):
+    """A google-benchmark.json with, per case, three repetitions and their median; times {name: microseconds}."""
+    benchmarks = []
+    for name, microseconds in times.items():
+        benchmarks += [entry(name, microseconds * factor) for factor in (1.1, 1.0, 0.9)]
+        benchmarks.append(entry(name, microseconds, aggregate="median"))
+    return {"context": {"serdiff_blocks": "synthetic", "serdiff_notes": notes}, "benchmarks": benchmarks}
+
+
+# serdiff_bench's rows (µs) and a Core tree's (µs): the Core rows are 2, 3, 1.5 and 4 times the optimized rows.
+SERDIFF_TIMES = {}
+CORE_TIMES = {}
+for block in BLOCKS:
+    SERDIFF_TIMES.update({
+        f"SerializeBlock/{block}/optimized": 200, f"SerializeBlock/{block}/optimized-reused": 100,
+        f"SerializeBlock/{block}/reference": 1000, f"DeserializeBlock/{block}/optimized": 500,
+        f"DeserializeBlock/{block}/optimized+txids": 1000, f"DeserializeBlock/{block}/reference": 3000,
+        f"SizeComputerBlock/{block}/optimized": 10, f"memcpy/{block}/memcpy": 50,
+        f"DeserializeBlock/{block}/bitcoin-core": 1200,
+    })
+
+
+def core_times(name, scale=1.0):
+    times = {}
+    for block in BLOCKS:
+        times.update({f"SerializeBlock/{block}/{name}-reused": 200 * scale,
+                      f"DeserializeBlock/{block}/{name}-nohash": 1500 * scale,
+                      f"DeserializeBlock/{block}/{name}": 1500 * scale,
+                      f"SizeComputerBlock/{block}/{name}": 40 * scale})
+    return times
+
+
+def fake_binary(directory, label, data):
+    """An executable that writes `data` (None: an empty file, as Google Benchmark leaves it when its filter matches
+    nothing) to its --benchmark_out= and records its arguments."""
+    path = Path(directory) / label
+    payload = json.dumps(data)
+    path.write_text(textwrap.dedent(f"""\
+        #!{sys.executable}
+        import json, sys
+        out = next(a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--benchmark_out="))
+        open(out, "w").write({payload!r} if {data is not None} else "")
+        open({str(path) + '.args'!r}, "w").write(json.dumps(sys.argv[1:]))
+    """))
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return str(path)
+
+
+def row(markdown, group, subject, implementation):
+    """The cells of one row of the main table."""
+    prefix = f"| {group} | {subject} | {implementation} |"
+    line = next(line for line in markdown.splitlines() if line.startswith(prefix))
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+class Run(unittest.TestCase):
+    def run_report(self, core_binaries, directory, serdiff=None):
+        args = argparse.Namespace(
+            binary=fake_binary(directory, "serdiff_bench", serdiff or google_benchmark(SERDIFF_TIMES)),
+            core_binary=core_binaries, out=str(Path(directory) / "out"), repetitions=3, min_time=0.01, filter="Block")
+        stdout, stderr = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            report.run_benchmarks(args)
+        markdown = (Path(args.out) / "results.md").read_text()
+        self.assertEqual(stdout.getvalue().strip(), markdown.strip())
+        return markdown, json.loads((Path(args.out) / "results.json").read_text())
+
+    def test_core_rows_beside_the_optimized_rows_with_ratios(self):
+        with tempfile.TemporaryDirectory() as directory:
+            core = fake_binary(directory, "serdiff_bench_core",
+                               google_benchmark(core_times("core-src"), notes="core-src: Bitcoin Core compiled from X"))
+            markdown, results = self.run_report([core], directory)
+            # The Core binary ran with its name and the same settings as serdiff_bench.
+            arguments = json.loads(Path(core + ".args").read_text())
+            self.assertIn("--name=core-src", arguments)
+            self.assertIn("--benchmark_filter=Block", arguments)
+            self.assertIn("--benchmark_repetitions=3", arguments)
+        for block in BLOCKS:
+            self.assertIn("2.00x faster than core-src-reused", row(markdown, "SerializeBlock", block, "optimized-reused")[5])
+            self.assertIn("3.00x faster than core-src-nohash", row(markdown, "DeserializeBlock", block, "optimized")[5])
+            self.assertIn("1.50x faster than core-src", row(markdown, "DeserializeBlock", block, "optimized+txids")[5])
+            self.assertIn("4.00x faster than core-src", row(markdown, "SizeComputerBlock", block, "optimized")[5])
+            # Not like for like: the plain decode is not compared with the hashing Core row, nor the reverse.
+            self.assertNotIn("core-src (", row(markdown, "DeserializeBlock", block, "optimized")[5])
+            self.assertNotIn("core-src-nohash", row(markdown, "DeserializeBlock", block, "optimized+txids")[5])
+            # The Core rows themselves: against the kernel library's row, and the share of the non-hashing decode.
+            self.assertIn("1.25x the time of bitcoin-core", row(markdown, "DeserializeBlock", block, "core-src")[5])
+            self.assertIn("core-src-nohash is 1.00x of it", row(markdown, "DeserializeBlock", block, "core-src")[5])
+        # Beside the optimized rows: in DeserializeBlock/413567 the order is optimized, optimized+txids, then Core's.
+        implementations = [line.split("|")[3].strip() for line in markdown.splitlines()
+                           if line.startswith("| DeserializeBlock | 413567 |")]
+        self.assertEqual(implementations[:4], ["optimized", "optimized+txids", "core-src", "core-src-nohash"])
+        # The per-block table and results.json's comparisons: one per block and pair, core / optimized.
+        self.assertIn("| 540107 | SerializeBlock: serialize into a reused buffer | optimized-reused | 100,000 | "
+                      "core-src-reused | 200,000 | 2.00x |", markdown)
+        comparisons = results["core_source_comparisons"]
+        self.assertEqual(len(comparisons), len(BLOCKS) * len(report.CORE_SOURCE_PAIRS))
+        by_key = {(c["subject"], c["group"], c["core"]): c["ratio"] for c in comparisons}
+        self.assertEqual(by_key[("413567", "DeserializeBlock", "core-src")], 1.5)
+        self.assertEqual(by_key[("413567", "DeserializeBlock", "core-src-nohash")], 3.0)
+        self.assertEqual(by_key[("540107", "SizeComputerBlock", "core-src")], 4.0)
+        self.assertEqual(results["core_sources"][0]["rows"], 4 * len(BLOCKS))
+        self.assertIn("Bitcoin Core compiled from X", " ".join(results["notes"]))
+        core_records = [b for b in results["benchmarks"] if b.get("core_name") == "core-src"]
+        self.assertEqual(len(core_records), 4 * len(BLOCKS))
+
+    def test_two_core_trees_side_by_side(self):
+        with tempfile.TemporaryDirectory() as directory:
+            base = fake_binary(directory, "base", google_benchmark(core_times("core-base", 1.0)))
+            head = fake_binary(directory, "head", google_benchmark(core_times("core-head", 0.5)))
+            markdown, results = self.run_report([f"core-base={base}", f"core-head={head}"], directory)
+        ratios = row(markdown, "SerializeBlock", "413567", "optimized-reused")[5]
+        self.assertIn("2.00x faster than core-base-reused", ratios)
+        self.assertIn("1.00x faster than core-head-reused", ratios)
+        self.assertEqual([s["name"] for s in results["core_sources"]], ["core-base", "core-head"])
+        self.assertIn("(`core-base`)", markdown)
+        self.assertIn("(`core-head`)", markdown)
+
+    def test_filter_matching_no_core_row(self):
+        with tempfile.TemporaryDirectory() as directory:
+            core = fake_binary(directory, "serdiff_bench_core", None)
+            markdown, results = self.run_report([core], directory)
+        self.assertEqual(results["core_sources"][0]["rows"], 0)
+        self.assertEqual(results["core_source_comparisons"], [])
+        self.assertIn("matched none of its rows", markdown)
+        self.assertNotIn("core-src-reused", row(markdown, "SerializeBlock", "413567", "optimized-reused")[5])
+
+    def test_no_core_binary(self):
+        with tempfile.TemporaryDirectory() as directory:
+            markdown, results = self.run_report(None, directory)
+        self.assertEqual(results["core_sources"], [])
+        self.assertIn("Bitcoin Core compiled from source not measured", markdown)
+
+    def test_rows_that_clash_with_serdiff_bench_are_refused(self):
+        with tempfile.TemporaryDirectory() as directory:
+            core = fake_binary(directory, "clash", google_benchmark({"SerializeBlock/413567/optimized-reused": 1}))
+            with self.assertRaises(SystemExit) as raised:
+                self.run_report([f"optimized={core}"], directory)
+        self.assertIn("clash", str(raised.exception))
+
+
+class CoreBinarySyntax(unittest.TestCase):
+    def test_names(self):
+        self.assertEqual(report.parse_core_binaries(["a/b/serdiff_bench_core"]), [("core-src", "a/b/serdiff_bench_core")])
+        self.assertEqual(report.parse_core_binaries(["core-head=x", "core-base=y"]), [("core-head", "x"), ("core-base", "y")])
+        self.assertEqual(report.parse_core_binaries(None), [])
+        for bad in (["a=x", "a=y"], ["a/b=x"], ["=x"], ["a="]):
+            with self.assertRaises(SystemExit, msg=bad), contextlib.redirect_stderr(io.StringIO()):
+                report.parse_core_binaries(bad)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("LC_ALL", "C")
+    unittest.main()
