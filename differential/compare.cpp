@@ -13,6 +13,7 @@ constexpr size_t kInputHexLimit = 4096;     // input bytes printed in full befor
 constexpr size_t kTextContextChars = 160;   // characters of printed values shown around a difference
 
 MismatchHandler mismatch_handler = nullptr;  // set_mismatch_handler
+const char* side_name = "optimized";          // set_subject_side
 
 std::string hex_window(std::span<const uint8_t> bytes, size_t centre)
 {
@@ -62,7 +63,7 @@ std::string describe_text_difference(const std::string& optimized, const std::st
                text.substr(first, end > first ? end - first : 0) + (end < text.size() ? "..." : "");
     };
     return "first difference at character " + std::to_string(first) + " of the printed values (>>> marks it)\n" +
-           "optimized: " + window(optimized) + "\nreference: " + window(reference);
+           subject_side() + ": " + window(optimized) + "\nreference: " + window(reference);
 }
 
 void compare_traces(std::string_view label, const Trace& optimized, const Trace& reference,
@@ -73,10 +74,13 @@ void compare_traces(std::string_view label, const Trace& optimized, const Trace&
     while (first < optimized.size() && first < reference.size() && optimized[first] == reference[first]) ++first;
     std::string details = "first differing read: " + std::to_string(first) + "\n";
     if (first > 0) details += "  (both) " + reference[first - 1] + "\n";
-    details += "  optimized: " + (first < optimized.size() ? optimized[first] : "(no more reads)") + "\n";
+    details += "  " + std::string(subject_side()) + ": " + (first < optimized.size() ? optimized[first] : "(no more reads)") + "\n";
     details += "  reference: " + (first < reference.size() ? reference[first] : "(no more reads)");
     report_mismatch(label, "read values, positions or the error differ", details, input);
 }
+
+const char* subject_side() { return side_name; }
+void set_subject_side(const char* name) { side_name = name; }
 
 void set_mismatch_handler(MismatchHandler handler)
 {

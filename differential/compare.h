@@ -23,6 +23,11 @@ using MismatchHandler = void (*)(const std::string& report);
 // Installs the handler (nullptr restores the default: print and abort). Process-wide, not thread-safe.
 void set_mismatch_handler(MismatchHandler handler);
 
+// What a mismatch report calls the side under test: "optimized" (serdiff's serializer) unless the subject names
+// itself otherwise (the Core subject: "core", set by subjects/core/subject.cpp when the binary starts).
+const char* subject_side();
+void set_subject_side(const char* name);
+
 // Prints the report (headline, details, the fuzz input in hex) to stderr and aborts, so libFuzzer,
 // AFL++ and the replay driver all record a crash that replays with one command.
 [[noreturn]] void report_mismatch(std::string_view label, std::string_view what, std::string_view details,
@@ -31,7 +36,7 @@ void set_mismatch_handler(MismatchHandler handler);
 // Describes where two byte strings first differ, with both sides in hex around that offset (±16 bytes);
 // empty when they are equal. `left_name`/`right_name` label the two sides.
 std::string describe_byte_difference(std::span<const uint8_t> left, std::span<const uint8_t> right,
-                                     std::string_view left_name = "optimized",
+                                     std::string_view left_name = subject_side(),
                                      std::string_view right_name = "reference");
 
 // Harness helpers that walk whole payloads (digests, equality) need no coverage feedback of their own: the
@@ -124,13 +129,13 @@ void compare_decoded(const Label& label, const model::Decoded<T>& optimized, con
     };
     if (difference == "ok")
         report_mismatch(label_text(label), "accept/reject differs",
-                        "optimized " + outcome(optimized) + "\nreference " + outcome(reference), input);
+                        std::string(subject_side()) + " " + outcome(optimized) + "\nreference " + outcome(reference), input);
     if (difference == "error")
         report_mismatch(label_text(label), "error message differs",
-                        "optimized " + outcome(optimized) + "\nreference " + outcome(reference), input);
+                        std::string(subject_side()) + " " + outcome(optimized) + "\nreference " + outcome(reference), input);
     if (difference == "consumed")
         report_mismatch(label_text(label), "bytes consumed differ",
-                        "optimized consumed " + std::to_string(optimized.consumed) + "\nreference consumed " +
+                        std::string(subject_side()) + " consumed " + std::to_string(optimized.consumed) + "\nreference consumed " +
                             std::to_string(reference.consumed),
                         input);
     report_mismatch(label_text(label), "decoded value differs",

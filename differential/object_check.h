@@ -48,16 +48,16 @@ model::Bytes check_encoding(const CodecPair<T>& codec, const T& value, std::span
     // Labels are built only for a report (label_text): codec.label + a suffix.
     const auto label = [&codec](const char* suffix) { return [&codec, suffix] { return codec.label + suffix; }; };
     const model::Bytes optimized =
-        without_exception(label(" encode"), "optimized", input, [&] { return codec.optimized_encode(value); });
+        without_exception(label(" encode"), subject_side(), input, [&] { return codec.optimized_encode(value); });
     const model::Bytes reference =
         without_exception(label(" encode"), "reference", input, [&] { return codec.reference_encode(value); });
     compare_bytes(label(" encode"), optimized, reference, input);
     if (codec.optimized_size) {
         const uint64_t size =
-            without_exception(label(" size"), "optimized", input, [&] { return codec.optimized_size(value); });
+            without_exception(label(" size"), subject_side(), input, [&] { return codec.optimized_size(value); });
         if (size != optimized.size())
             report_mismatch(codec.label + " size", "SizeComputer differs from the encoded length",
-                "optimized size_*() = " + std::to_string(size) + ", encoded length = " +
+                std::string(subject_side()) + " size_*() = " + std::to_string(size) + ", encoded length = " +
                     std::to_string(optimized.size()),
                 input);
     }

@@ -524,7 +524,7 @@ void compare_position(std::string_view writer, size_t index, const StreamStep& s
     if (optimized == reference) return;
     report_mismatch("primitive_stream " + std::string(writer), "position after a write differs",
                     "after operation #" + std::to_string(index) + " (" + stream_operation_name(step.write) +
-                        "): optimized at " + std::to_string(optimized) + ", reference wrote " +
+                        "): " + subject_side() + " at " + std::to_string(optimized) + ", reference wrote " +
                         std::to_string(reference) + " bytes",
                     input);
 }
@@ -770,7 +770,7 @@ void check_negative_varint_refused(const StreamStep& step, std::span<const uint8
             if (!refused || !reference_refused)
                 report_mismatch("primitive_stream VarInt", "a negative non-negative-signed VarInt was written",
                                 std::string(model::int_kind_name(step.kind)) + " value " + std::to_string(negative) +
-                                    ": optimized " + (refused ? "refused" : "wrote it") + ", reference " +
+                                    ": " + subject_side() + " " + (refused ? "refused" : "wrote it") + ", reference " +
                                     (reference_refused ? "refused" : "wrote it"),
                                 input);
         }

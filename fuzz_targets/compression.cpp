@@ -60,7 +60,7 @@ void compare_decoding(const std::string& label, std::span<const uint8_t> data, s
     const Outcome reference = decode_reference(data);
     if (optimized.ok != reference.ok || optimized.error != reference.error || optimized.consumed != reference.consumed)
         differential::report_mismatch(label, "outcome differs",
-                                      "optimized: " + (optimized.ok ? "accepted, consumed " + std::to_string(optimized.consumed)
+                                      std::string(differential::subject_side()) + ": " + (optimized.ok ? "accepted, consumed " + std::to_string(optimized.consumed)
                                                                     : "rejected: " + optimized.error) +
                                           "\nreference: " + (reference.ok ? "accepted, consumed " + std::to_string(reference.consumed)
                                                                           : "rejected: " + reference.error),

@@ -118,7 +118,7 @@ def difference_class(details):
             "lengths differ, one a prefix of the other" if offset == min(left, right) else "lengths differ")
         return f"bytes at offset {offset_class(offset)}, {lengths}"
     if first.startswith("first difference at character"):
-        optimized = next((line for line in details if line.startswith("optimized: ")), "")
+        optimized = next((line for line in details if re.match(r"(optimized|core): ", line)), "")
         fields = re.findall(r'"(\w+)":', optimized.split(">>>")[0])
         return f"value field {fields[-1]}" if fields else "value"
     if first.startswith("first differing read"):
@@ -126,7 +126,8 @@ def difference_class(details):
             line = next((line for line in details if line.strip().startswith(side + ":")), "")
             m = re.search(r"#\d+ (\S+)", line)
             return m.group(1) if m else normalize(line.split(":", 1)[-1])[:60]
-        return f"read {operation('optimized')} vs {operation('reference')}"
+        side = "core" if any(line.strip().startswith("core:") for line in details) else "optimized"
+        return f"read {operation(side)} vs {operation('reference')}"
     return normalize(" / ".join(details[:2]))[:160]
 
 
