@@ -153,6 +153,13 @@ class Verdict(unittest.TestCase):
         coverage = review.classify({"src/streams.h": [1, 2]}, {"src/streams.h": {2: 7}})
         self.assertEqual(review.verdict(results(coverage=coverage))[0], 0)
 
+    def test_file_without_coverage_record_needs_eyes(self):
+        coverage = review.classify({"src/undo.h": [4, 5]}, {"src/serialize.h": {1: 1}})
+        self.assertEqual(coverage["src/undo.h"]["unmeasured"], [4, 5])
+        status, reasons = review.verdict(results(coverage=coverage))
+        self.assertEqual(status, 1)
+        self.assertIn("src/undo.h: no coverage record", reasons[0])
+
     def test_lcov(self):
         with tempfile.TemporaryDirectory() as tree:
             text = (f"SF:{tree}/src/serialize.h\nDA:3,0\nDA:4,9\nDA:4,2\nend_of_record\n"

@@ -231,7 +231,9 @@ def report_head(text, lines=REPORT_LINES):
     for index, line in enumerate(all_lines):
         if re.search(r"==== serdiff MISMATCH|ERROR: \w+Sanitizer|runtime error:|assertion failed|Assertion .* "
                      r"failed|deadly signal|==\d+==ERROR", line, re.IGNORECASE):
-            return all_lines[index:index + lines]
+            head = all_lines[index:index + lines]
+            ends = [n for n, text in enumerate(head) if "==== end of mismatch report" in text]
+            return head[:ends[0] + 1] if ends else head
     return all_lines[-lines:]
 
 
@@ -255,7 +257,7 @@ def replay(replay_binary, target):
 def failing_input(replay_binary, target, corpus, text):
     """The corpus file the replay failed on: named in its report, else found by replaying file by file."""
     for path in sorted(p for p in corpus.rglob("*") if p.is_file()):
-        if str(path) in text or f"/{path.name}" in text:
+        if str(path) in text:
             return path
     for path in sorted(p for p in corpus.rglob("*") if p.is_file()):
         if subprocess.run([str(replay_binary), "--target", target, str(path)], capture_output=True,
@@ -285,7 +287,10 @@ def fuzz(binary, replay_binary, target, seconds, out):
 
 def build_coverage(jobs):
     """core_fuzz_replay of the HEAD export with clang source-based coverage (no sanitizers, Debug)."""
-    flags = "-fprofile-instr-generate -fcoverage-mapping"
+    # subjects/core includes Core's src/ as a SYSTEM directory (its warnings are not serdiff's), and clang maps no
+    # coverage in system headers unless told to: without -system-headers-coverage serialize.h, streams.h and the
+    # other headers would have no counter at all.
+    flags = "-fprofile-instr-generate -fcoverage-mapping -mllvm -system-headers-coverage"
     try:
         planted.configure_and_build(COVERAGE_BUILD, core_options() + [
             "-DSERDIFF_SANITIZERS=", "-DSERDIFF_FUZZ_ENGINE=none", "-DCMAKE_BUILD_TYPE=Debug",
@@ -304,7 +309,7 @@ def collect_coverage(binary, inputs, out):
     profiles = out / "profiles"
     shutil.rmtree(profiles, ignore_errors=True)
     profiles.mkdir(parents=True)
-    environment = {**os.environ, "LLVM_PROFILE_FILE": str(profiles / "%p.profraw")}
+    environment = {**os.environ, "LLVM_PROFILE_FILE": str(profiles / "%m.profraw")}
     for target, directories in inputs.items():
         for directory in directories:
             if not directory.is_dir() or not any(directory.iterdir()):
@@ -349,8 +354,11 @@ def classify(changed, counts):
     code this build never compiles, such as a template nothing instantiates)."""
     result = {}
     for name, lines in changed.items():
-        file_counts = counts.get(name, {})
-        entry = {"reached": [], "not_reached": [], "no_counter": [], "counts": {}}
+        if name not in counts:  # the coverage build has no record of the file: nothing about its lines is known
+            result[name] = {"reached": [], "not_reached": [], "no_counter": [], "counts": {}, "unmeasured": lines}
+            continue
+        file_counts = counts[name]
+        entry = {"reached": [], "not_reached": [], "no_counter": [], "counts": {}, "unmeasured": []}
         for line in lines:
             if line not in file_counts:
                 entry["no_counter"].append(line)
@@ -388,6 +396,9 @@ def verdict(results):
     for name, entry in results.get("coverage", {}).items():
         if entry["not_reached"]:
             reasons.append(f"{name}: changed code line(s) {ranges(entry['not_reached'])} not reached")
+        if entry.get("unmeasured"):
+            reasons.append(f"{name}: no coverage record of the file (not compiled into the Core subject, or not "
+                           f"instrumented): line(s) {ranges(entry['unmeasured'])} unmeasured")
     return (1 if reasons else 0), reasons
 
 
@@ -416,13 +427,17 @@ def render(results):
     out = [table(("target", "corpus replay", f"fuzz {results.get('time', '?')} s", "mutation", "benchmark"), rows)]
     file_rows = []
     for name, entry in results.get("coverage", {}).items():
-        file_rows.append((name, len(entry["reached"]) + len(entry["not_reached"]) + len(entry["no_counter"]),
-                          ranges(entry["reached"]) or "-", ranges(entry["not_reached"]) or "-",
-                          ranges(entry["no_counter"]) or "-"))
+        file_rows.append((name, len(entry["reached"]) + len(entry["not_reached"]) + len(entry["no_counter"])
+                          + len(entry.get("unmeasured", [])), ranges(entry["reached"]) or "-",
+                          ranges(entry["not_reached"]) or "-", ranges(entry["no_counter"]) or "-",
+                          ranges(entry.get("unmeasured", [])) or "-"))
     if file_rows:
-        out.append(table(("changed file", "lines", "reached", "NOT reached", "no counter (not code)"), file_rows))
+        out.append(table(("changed file", "lines", "reached", "NOT reached", "no counter (not code)",
+                          "UNMEASURED (no record of the file)"), file_rows))
+    reported = set()
     for row in results.get("replay", []) + results.get("fuzz", []):
-        if not row["ok"]:
+        if not row["ok"] and row["target"] not in reported:  # a target's first failure (its replay's, if any)
+            reported.add(row["target"])
             out.append(f"finding in {row['target']}: input {row.get('input', '?')}\n  replay: {row.get('replay', '-')}"
                        + "".join(f"\n  | {line}" for line in row.get("report", [])))
     status, reasons = verdict(results)
