@@ -34,7 +34,8 @@ help:
 	@echo "make test-planted   build each planted bug and show its fuzz target finds it (PLANTED='a b', PLANTED_BUDGET=120 s)"
 	@echo "             SUBJECT=core [CORE_SRC=DIR]: the defects planted in Bitcoin Core's own files (tests/planted/core/)"
 	@echo "make review-core CORE_SRC=DIR [BASE=REV] [TIME=10]   review a Core serialization change: fuzz, replay, changed-line coverage, verdict (docs/review.md)"
-	@echo "make mutate   mutation analysis of serialize/: FILES='serialize/x.h' SAMPLE=N SEED=1 TIME=60 JOBS=1 RESUME=1 REFRESH_COVERAGE=1 RERUN_SURVIVORS=1 RERUN='file#n' UNIT=1 ONLY='file#n' (docs/mutation.md)"
+	@echo "make mutate   mutation analysis of serialize/: FILES='serialize/x.h' SAMPLE=N SEED=1 TIME=60 JOBS=1 RESUME=1 REFRESH_COVERAGE=1 RERUN_SURVIVORS=1 RERUN='file#n' UNIT=1 ONLY='file#n' LINES='file:1,5-9' (docs/mutation.md)"
+	@echo "             SUBJECT=core [CORE_SRC=DIR]: of Bitcoin Core's own serialization files (FILES='streams.h', relative to src/)"
 	@echo "make coverage the fast-path lines (OPTIMIZATIONS.md rows) the corpora reach, via llvm-cov"
 	@echo "make bench    benchmarks on the mainnet blocks: table + bench-out/results.json (docs/bench.md)"
 	@echo "             with Bitcoin Core compiled from source (core-src rows: the pinned sdist, or CORE_SRC=DIR)"
@@ -137,7 +138,10 @@ coverage: deps
 # Mutation analysis of the optimized side (docs/mutation.md): universalmutator's mutants of serialize/, invalid and
 # equivalent ones removed, the rest killed by corpus replay then TIME s of libFuzzer per reaching target.
 # State in mutate-out/state.json (RESUME=1 continues it), report in mutate-out/report.{md,json}. Not part of make test.
+# SUBJECT=core [CORE_SRC=DIR]: Bitcoin Core's own files in copies of the Core tree (build/mutate-core/), state and
+# report in mutate-out/core/. LINES='file:1,5-9 ...' keeps only the mutants of those lines.
 FILES ?=
+LINES ?=
 SAMPLE ?=
 SEED ?= 1
 MUTATE_JOBS ?= 1
@@ -146,7 +150,8 @@ SHARD ?=
 mutate: deps
 	@python3 tools/mutate/mutate.py run --files "$(FILES)" --seed $(SEED) --time $(TIME) \
 	  --jobs $(if $(filter command line,$(origin JOBS)),$(JOBS),$(MUTATE_JOBS)) \
-	  $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(RESUME),--resume) $(if $(REFRESH_COVERAGE),--refresh-coverage) $(if $(RERUN_SURVIVORS),--rerun-survivors) $(if $(RERUN),--rerun "$(RERUN)") $(if $(UNIT),--unit) $(if $(SHARD),--shard $(SHARD)) $(if $(ONLY),--only "$(ONLY)") $(if $(IMPORT),--import-results $(IMPORT))
+	  $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(RESUME),--resume) $(if $(REFRESH_COVERAGE),--refresh-coverage) $(if $(RERUN_SURVIVORS),--rerun-survivors) $(if $(RERUN),--rerun "$(RERUN)") $(if $(UNIT),--unit) $(if $(SHARD),--shard $(SHARD)) $(if $(ONLY),--only "$(ONLY)") $(if $(IMPORT),--import-results $(IMPORT)) \
+	  $(if $(LINES),--lines "$(LINES)") $(SUBJECT_ARGS)
 
 # Everything the build and the runs write: build trees (and the venv), fuzz findings, benchmark output.
 clean:

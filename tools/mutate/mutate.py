@@ -19,8 +19,17 @@ Per mutant, in a per-job copy of the source tree (mutate-out/jobs/<n>/src) and b
 
 State (resumable with --resume): mutate-out/state.json. Report: mutate-out/report.{md,json}.
 
+With --subject core [--core-src DIR] (make mutate SUBJECT=core [CORE_SRC=DIR]) the files mutated are Bitcoin Core's
+own (CORE_FILES, relative to the Core tree's src/; the tree given, or the pinned sdist, is never written): each job
+copies the tree's src/ to build/mutate-core/jobs/<n>/core/src and builds core_fuzz_libfuzzer from it; reach comes
+from a coverage build of core_fuzz_replay (build/mutate-core/coverage), and only the Core-backed targets run.
+State and report: mutate-out/core/.
+
+--lines FILE:1,5-9 keeps only the mutants on those lines (a review of changed lines).
+
   tools/mutate/mutate.py run [--files serialize/file.h] [--sample N] [--seed 1] [--time 60] [--jobs 1]
-                             [--resume] [--unit] [--shard I/N] [--out mutate-out]
+                             [--resume] [--unit] [--shard I/N] [--out mutate-out] [--lines FILE:1,5-9]
+                             [--subject serdiff|core] [--core-src DIR]
   tools/mutate/mutate.py report [--out mutate-out]
 """
 import argparse
@@ -44,6 +53,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools" / "fuzz"))
 import coverage as fuzz_coverage  # noqa: E402  (tools/fuzz/coverage.py: the build `make coverage` uses)
 from run import sanitizer_environment  # noqa: E402  (tools/fuzz/run.py: the runtime options of make fuzz)
+import subject as fuzz_subject  # noqa: E402  (tools/fuzz/subject.py: --subject/--core-src, as every fuzz tool)
 
 VENV = ROOT / "build" / "python-venv"
 REQUIREMENTS = ROOT / "tools" / "mutate" / "requirements.txt"
@@ -53,6 +63,11 @@ INPUT_TIMEOUT = 30         # libFuzzer -timeout, as tools/fuzz/run.py
 STATE_VERSION = 1
 TRIAGE = ROOT / "tools" / "mutate" / "triage.tsv"   # id, verdict (equivalent|fixed|open), reason, evidence
 PLANTED_HEADER = "serialize/planted.h"
+# The Core subject: Bitcoin Core's serialization files, relative to the Core tree's src/ (docs/mutation.md).
+CORE_FILES = ("serialize.h", "streams.h", "streams.cpp", "util/obfuscation.h", "prevector.h", "compressor.cpp",
+              "undo.h", "primitives/transaction.h", "primitives/block.h")
+CORE_WORK = ROOT / "build" / "mutate-core"           # the Core subject's job trees and coverage build
+CORE_TRIAGE = ROOT / "tools" / "mutate" / "triage-core.tsv"
 
 lock = threading.Lock()
 
@@ -80,6 +95,179 @@ def mutate_cli():
 def optimized_sources():
     return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "serialize").iterdir()
                   if p.suffix in (".h", ".cpp") and str(p.relative_to(ROOT)) != PLANTED_HEADER)
+
+
+# ------------------------------------------------------------------------------------------ subjects
+
+class SerdiffSubject:
+    """serialize/, the default: mutant files are relative to the checkout and live at the same path in a job's copy
+    of it; everything under the out directory (mutate-out/)."""
+    name = "serdiff"
+    binary = "serdiff_fuzz_libfuzzer"
+    title = "serialize/"
+    triage = TRIAGE
+    root = ROOT                       # where the original of every mutated file is read
+
+    def default_files(self):
+        return optimized_sources()
+
+    def normalize(self, path):
+        return path
+
+    def check_files(self, files):
+        for path in files:
+            if path == PLANTED_HEADER or not path.startswith("serialize/") or not (ROOT / path).is_file():
+                sys.exit(f"mutate: {path}: not a source file of the optimized side (serialize/, planted.h excluded)")
+
+    def default_out(self):
+        return ROOT / "mutate-out"
+
+    def work(self, out):
+        """Where the job trees (jobs/<n>) and the compiler cache go."""
+        return out
+
+    def copy_root(self, job):
+        """The directory of a job's tree that holds its copies of the mutated files."""
+        return job.src
+
+    def cmake_flags(self, job):
+        return []
+
+    def sync(self, job):
+        pass
+
+    def config(self):
+        return {}
+
+    def coverage(self, jobs):
+        return coverage_map(jobs)
+
+
+class CoreSubject(SerdiffSubject):
+    """Bitcoin Core's own files (CORE_FILES), relative to the Core tree's src/. The tree (CORE_SRC, or the pinned
+    sdist fetched into build/core-source) is only read: each job builds core_fuzz_libfuzzer from its own copy of
+    src/ (build/mutate-core/jobs/<n>/core/src), as tools/fuzz/planted.py --subject core does."""
+    name = "core"
+    binary = "core_fuzz_libfuzzer"
+    triage = CORE_TRIAGE
+
+    def __init__(self, tree):
+        self.tree = Path(tree).resolve()
+        self.root = self.tree / "src"
+        self.title = f"Bitcoin Core's src/ ({self.tree})"
+        self.left_out = {}   # target -> why: its committed corpus already fails on the unmutated tree
+
+    def default_files(self):
+        return list(CORE_FILES)
+
+    def normalize(self, path):
+        return path[len("src/"):] if path.startswith("src/") else path
+
+    def check_files(self, files):
+        for path in files:
+            if path not in CORE_FILES:
+                sys.exit(f"mutate: {path}: not one of the Core subject's files ({' '.join(CORE_FILES)})")
+            if not (self.root / path).is_file():
+                sys.exit(f"mutate: {path}: not in {self.root}")
+
+    def default_out(self):
+        return ROOT / "mutate-out" / "core"
+
+    def work(self, out):
+        # Build trees go under build/ (the default out, mutate-out/core, keeps only the state and the report).
+        return CORE_WORK if out == self.default_out() else out
+
+    def copy_root(self, job):
+        return job.base / "core" / "src"
+
+    def cmake_flags(self, job):
+        return ["-DSERDIFF_SUBJECTS=serdiff;core", f"-DSERDIFF_CORE_SRC={job.base / 'core'}"]
+
+    def sync(self, job):
+        """The job's copy of the tree's src/: a file is (re)written only when its contents differ (a new modification
+        time, so what includes it rebuilds); untouched copies keep the original's time and stay built."""
+        copy = self.copy_root(job)
+        if not copy.is_dir():
+            shutil.copytree(self.root, copy, symlinks=True)
+            return
+        for source in self.root.rglob("*"):
+            if source.is_symlink() or not source.is_file():
+                continue
+            target = copy / source.relative_to(self.root)
+            if target.is_file():
+                mine, theirs = source.stat(), target.stat()
+                if mine.st_size == theirs.st_size and mine.st_mtime_ns == theirs.st_mtime_ns:
+                    continue
+                data = source.read_bytes()
+                if target.read_bytes() == data:
+                    continue
+            else:
+                data = source.read_bytes()
+                target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            shutil.copymode(source, target)
+
+    def config(self):
+        return {"subject": "core", "core_tree": str(self.tree)}
+
+    def coverage(self, jobs):
+        # Core's coverage build is a full one (its files and the harness): every core, as a job's build uses.
+        return core_coverage_map(self, max(jobs, os.cpu_count() or 1))
+
+
+def core_tree(core_source):
+    """The Core tree: CORE_SRC, or the pinned sdist (subjects/core/fetch.sh, fetched once into build/core-source)."""
+    if core_source:
+        return Path(core_source)
+    fetched = subprocess.run([str(ROOT / "subjects" / "core" / "fetch.sh"), str(ROOT / "build" / "core-source")],
+                             stdout=subprocess.PIPE, text=True)
+    if fetched.returncode != 0:
+        sys.exit("mutate: fetching the pinned Bitcoin Core source failed (messages above); give CORE_SRC=DIR")
+    return Path(fetched.stdout.strip().splitlines()[-1])
+
+
+def make_subject(name, core_source=""):
+    return CoreSubject(core_tree(core_source)) if name == "core" else SerdiffSubject()
+
+
+def subject_of_state(state):
+    """The subject a recorded state was planned for (states before the Core subject are serdiff's)."""
+    config = state["config"]
+    if config.get("subject") == "core":
+        return CoreSubject(config["core_tree"])
+    return SerdiffSubject()
+
+
+def parse_lines(specs):
+    """--lines 'FILE:1,5-9 OTHER:3' -> {FILE: {1, 5, 6, 7, 8, 9}, OTHER: {3}} (several specs, space-separated or
+    repeated). Exits on a malformed one."""
+    lines = {}
+    for spec in specs:
+        for item in spec.split():
+            path, _, ranges = item.rpartition(":")
+            if not path or not ranges:
+                sys.exit(f"mutate: --lines {item}: expected FILE:LINES, e.g. streams.h:1,5-9")
+            chosen = lines.setdefault(path, set())
+            for part in ranges.split(","):
+                match = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
+                if not match or int(match.group(1)) < 1 or int(match.group(2) or match.group(1)) < int(match.group(1)):
+                    sys.exit(f"mutate: --lines {item}: {part!r} is not a line number or a range a-b")
+                chosen.update(range(int(match.group(1)), int(match.group(2) or match.group(1)) + 1))
+    return lines
+
+
+def format_lines(lines):
+    """{FILE: {1, 5, 6, 7}} -> 'FILE:1,5-7' (the state's record of --lines)."""
+    items = []
+    for path, numbers in sorted(lines.items()):
+        ordered, runs = sorted(numbers), []
+        for n in ordered:
+            if runs and n == runs[-1][1] + 1:
+                runs[-1][1] = n
+            else:
+                runs.append([n, n])
+        items.append(f"{path}:" + ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs))
+    return " ".join(items)
 
 
 # ------------------------------------------------------------------------------------------ mutants
@@ -123,16 +311,16 @@ def changed_span(old, new):
     return prefix, len(old) - suffix
 
 
-def generate(cli, path):
-    """universalmutator's mutants of one file: [{id, file, line, rule, original, mutated}], minus
-    comment-only changes and planted-hook lines; plus counts of what was dropped."""
-    source = (ROOT / path).read_text()
+def generate(cli, path, root=ROOT):
+    """universalmutator's mutants of one file (`path` under `root`): [{id, file, line, rule, original, mutated}],
+    minus comment-only changes and planted-hook lines; plus counts of what was dropped."""
+    source = (root / path).read_text()
     lines = source.splitlines()
     protected = protected_spans(lines)
     rule_text = {}
     with tempfile.TemporaryDirectory(prefix="serdiff-mutate-") as directory:
         # --noCheck: validity is decided later by compiling the units that include the file.
-        output = subprocess.run([str(cli), str(ROOT / path), "cpp", "--noCheck", "--showRules",
+        output = subprocess.run([str(cli), str(root / path), "cpp", "--noCheck", "--showRules",
                                  "--mutantDir", directory], check=True, capture_output=True, text=True).stdout
         mutants, dropped = [], {"comment": 0, "planted": 0}
         pattern = re.compile(r"^PROCESSING MUTANT: (\d+): .*\(FROM: (\S+)\)\.\.\.VALID \[written to (\S+)\]")
@@ -203,19 +391,74 @@ def coverage_map(jobs):
     log("mutate: coverage build and per-target replay (tools/fuzz/coverage.py, build/coverage) ...")
     binary = fuzz_coverage.build(jobs)
     fuzz_coverage.replay_all(binary)
-    profiles = fuzz_coverage.BUILD / "profiles"
+    return reach_from_profiles(binary, fuzz_coverage.BUILD, [ROOT / s for s in optimized_sources()], ROOT)
+
+
+def core_coverage_map(subject, jobs):
+    """coverage_map for the Core subject: core_fuzz_replay built as tools/fuzz/coverage.py builds serdiff's (clang
+    source coverage, no sanitizers) in build/mutate-core/coverage from the Core tree itself (only read), each built
+    target's corpus replayed into its own profile."""
+    build = CORE_WORK / "coverage"
+    log(f"mutate: coverage build of core_fuzz_replay ({build.relative_to(ROOT)}) and per-target replay ...")
+    # Core's src/ is a SYSTEM include directory (subjects/core/CMakeLists.txt), and clang maps no coverage in system
+    # headers unless asked: without this, no line of serialize.h, streams.h, ... would be reached.
+    flags = "-fprofile-instr-generate -fcoverage-mapping -mllvm -system-headers-coverage"
+    subprocess.run(["cmake", "-S", str(ROOT), "-B", str(build), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Debug",
+                    "-DCMAKE_C_COMPILER=clang-19", "-DCMAKE_CXX_COMPILER=clang++-19",
+                    f"-DCMAKE_CXX_FLAGS={flags}", f"-DCMAKE_C_FLAGS={flags}",
+                    "-DCMAKE_EXE_LINKER_FLAGS=-fprofile-instr-generate", "-DSERDIFF_BUILD_TESTS=OFF",
+                    "-DSERDIFF_PEERS=OFF", "-DSERDIFF_SUBJECTS=serdiff;core", f"-DSERDIFF_CORE_SRC={subject.tree}"],
+                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["cmake", "--build", str(build), "-j", str(jobs), "--target", "core_fuzz_replay"],
+                   check=True, stdout=subprocess.DEVNULL)
+    binary = build / "bin" / "core_fuzz_replay"
+    profiles = build / "profiles"
+    profiles.mkdir(exist_ok=True)
+    for old in profiles.glob("*.profraw"):
+        old.unlink()
+    # --list names the targets built for Core only (the absent ones are in --list --json alone).
+    for target in subprocess.run([str(binary), "--list"], check=True, capture_output=True, text=True).stdout.split():
+        corpus = ROOT / "corpora" / target
+        if not corpus.is_dir():
+            log(f"mutate: coverage: {target}: no corpora/{target}/, skipped")
+            continue
+        result = subprocess.run([str(binary), "--target", target, str(corpus)], capture_output=True, text=True,
+                                env={**os.environ, "LLVM_PROFILE_FILE": str(profiles / f"{target}.profraw")})
+        summary = (result.stdout + result.stderr).strip().splitlines()
+        log(f"mutate: coverage: {target}: {summary[-1] if summary else 'no output'}")
+        if result.returncode != 0:
+            # The unmutated Core tree already fails this target (a finding in that tree, or a target not ready for
+            # Core): it would "kill" every mutant, so it reaches nothing here and never runs (serdiff's own subject
+            # stops instead: there a failing corpus is a bug of the suite).
+            subject.left_out[target] = f"coverage replay: {first_mismatch(result.stdout + result.stderr)}"
+            log(f"mutate: coverage: {target}: LEFT OUT, its corpus fails on the unmutated Core tree")
+            (profiles / f"{target}.profraw").unlink(missing_ok=True)
+    reach, instrumented = reach_from_profiles(binary, build, [subject.root / f for f in CORE_FILES],
+                                              subject.root.resolve())
+    unmapped = [f for f in CORE_FILES if not instrumented.get(f)]
+    if unmapped:
+        sys.exit(f"mutate: the coverage build maps no line of {', '.join(unmapped)} (every mutant there would count as "
+                 f"not reached); is the Core tree's src/ still a system include directory without "
+                 f"-system-headers-coverage?")
+    return reach, instrumented
+
+
+def reach_from_profiles(binary, build, sources, root):
+    """{file: {line: {target: count}}} and {file: instrumented lines} from build/profiles/<target>.profraw, the
+    files named relative to `root`."""
+    profiles = build / "profiles"
     reach, instrumented = {}, {}
-    sources = [str(ROOT / s) for s in optimized_sources()]
+    sources = [str(s) for s in sources]
     for raw in sorted(profiles.glob("*.profraw")):
         target = raw.stem
-        data = fuzz_coverage.BUILD / f"target-{target}.profdata"
+        data = build / f"target-{target}.profdata"
         subprocess.run(["llvm-profdata-19", "merge", "-sparse", "-o", str(data), str(raw)], check=True)
         lcov = subprocess.run(["llvm-cov-19", "export", "-format=lcov", f"-instr-profile={data}", str(binary)]
                               + sources, check=True, capture_output=True, text=True).stdout
         current = None
         for line in lcov.splitlines():
             if line.startswith("SF:"):
-                current = str(Path(line[3:]).resolve().relative_to(ROOT))
+                current = str(Path(line[3:]).resolve().relative_to(root))
             elif line.startswith("DA:") and current:
                 number, count = line[3:].split(",")[:2]
                 instrumented.setdefault(current, set()).add(int(number))
@@ -263,9 +506,11 @@ def tracked_files():
 class Job:
     """One worker: a copy of the source tree, its fuzz build tree, its TCE compiles."""
 
-    def __init__(self, index, out, build_jobs, unit):
+    def __init__(self, index, out, build_jobs, unit, subject=None, work=None):
         self.index, self.out, self.unit = index, out, unit
-        self.base = out / "jobs" / str(index)
+        self.subject = subject or SerdiffSubject()
+        self.work = work or out            # the job trees' and the compiler cache's parent (out, or build/mutate-core)
+        self.base = self.work / "jobs" / str(index)
         self.src = self.base / "src"
         self.build = self.base / ("build-unit" if unit else "build")
         self.build_jobs = build_jobs
@@ -296,6 +541,7 @@ class Job:
         link = self.src / "corpora"
         if not link.exists():
             link.symlink_to(ROOT / "corpora")
+        self.subject.sync(self)
 
     def configure(self):
         flags = ["-DCMAKE_C_COMPILER=clang-19", "-DCMAKE_CXX_COMPILER=clang++-19",
@@ -305,6 +551,7 @@ class Job:
                  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG", "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG",
                  "-DSERDIFF_FUZZ_ENGINE=libfuzzer", f"-DSERDIFF_BUILD_TESTS={'ON' if self.unit else 'OFF'}",
                  "-DSERDIFF_PEERS=OFF", "-DSERDIFF_WERROR=OFF", f"-DSERDIFF_DATA_DIR={SHARED_DATA}"]
+        flags += self.subject.cmake_flags(self)
         if shutil.which("ccache"):
             flags += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"]
         subprocess.run(["cmake", "-S", str(self.src), "-B", str(self.build), "-G", "Ninja"] + flags,
@@ -312,18 +559,20 @@ class Job:
 
     def ninja(self, targets, timeout=3600):
         return subprocess.run(["cmake", "--build", str(self.build), "-j", str(self.build_jobs), "--target"] + targets,
-                              capture_output=True, text=True, timeout=timeout, env=ccache_env(self.out))
+                              capture_output=True, text=True, timeout=timeout, env=ccache_env(self.work))
 
     def setup(self):
         self.sync()
         self.configure()
-        result = self.ninja(["serdiff_fuzz_libfuzzer", "serdiff_corpus_gen"] + (["all"] if self.unit else []))
+        result = self.ninja([self.subject.binary, "serdiff_corpus_gen"] + (["all"] if self.unit else []))
         if result.returncode != 0:
             sys.exit(f"mutate: job {self.index}: the original tree does not build:\n{result.stdout[-4000:]}")
         self.read_dependencies()
 
     def read_dependencies(self):
-        """{file of serialize/: [(unit source, compile command)]} for the units of the fuzz binary."""
+        """{mutable file (serialize/..., or Core's, relative to src/): [(unit source, compile command)]} for the units
+        of the fuzz binary."""
+        copies = self.subject.copy_root(self).resolve()
         commands = {}
         for entry in json.loads((self.build / "compile_commands.json").read_text()):
             arguments = entry["arguments"] if "arguments" in entry else shlex.split(entry["command"])
@@ -342,23 +591,27 @@ class Job:
                 continue
             resolved = (self.build / path).resolve()
             try:
-                relative = str(resolved.relative_to(self.src.resolve()))
+                relative = str(resolved.relative_to(copies))
             except ValueError:
                 continue
-            if relative.startswith("serialize/"):
-                units_of.setdefault(relative, []).append(commands[current])
-        if not any(path.startswith("serialize/") for path in units_of):
-            sys.exit(f"mutate: job {self.index}: no unit of the fuzz binary found to include serialize/ "
-                     f"(ninja -t deps in {self.build}); cannot tell equivalent mutants")
+            if self.subject.name == "core" or relative.startswith("serialize/"):
+                if commands[current] not in units_of.get(relative, []):
+                    units_of.setdefault(relative, []).append(commands[current])
+        if not any(path in self.subject.default_files() for path in units_of):
+            sys.exit(f"mutate: job {self.index}: no unit of {self.subject.binary} found to include "
+                     f"{self.subject.title} (ninja -t deps in {self.build}); cannot tell equivalent mutants")
         self.units_of = units_of
 
+    def copy_of(self, path):
+        return self.subject.copy_root(self) / path
+
     def restore(self, path):
-        (self.src / path).write_bytes((ROOT / path).read_bytes())
+        self.copy_of(path).write_bytes((self.subject.root / path).read_bytes())
 
     def apply(self, mutant):
-        lines = (ROOT / mutant["file"]).read_text().split("\n")
+        lines = (self.subject.root / mutant["file"]).read_text().split("\n")
         lines[mutant["line"] - 1] = mutant["mutated"]
-        (self.src / mutant["file"]).write_text("\n".join(lines))
+        self.copy_of(mutant["file"]).write_text("\n".join(lines))
 
     def tce_compile(self, entry, scratch):
         """Object bytes' SHA-256 of one unit at -O2 -g0 without sanitizers, or (None, error text)."""
@@ -395,7 +648,7 @@ class Job:
             name = Path(entry["file"]).name
             if Path(entry["file"]).parent.name == "fuzz_targets" and Path(name).stem in targets:
                 return (0, targets.index(Path(name).stem))
-            if Path(entry["file"]).resolve() == (self.src / mutant["file"]).resolve():
+            if Path(entry["file"]).resolve() == self.copy_of(mutant["file"]).resolve():
                 return (1, 0)
             return (2 + ("differential" not in entry["file"]), name)
         return sorted(units, key=rank)
@@ -419,13 +672,14 @@ class Job:
                 if digest is None:
                     return "invalid", f"{Path(key).name}: {first_error(error)}"
                 if digest != self.tce_baseline[key]:
-                    return "different", str(Path(key).relative_to(self.src))
+                    return "different", str(Path(key).relative_to(self.src) if Path(key).is_relative_to(self.src)
+                                            else Path(key).relative_to(self.base))
             return "equivalent", f"identical objects in all {len(units)} units (-O2 -g0)"
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
     def run_fuzzer(self, target, options, arguments, timeout, shared):
-        binary = self.build / "bin" / "serdiff_fuzz_libfuzzer"
+        binary = self.build / "bin" / self.subject.binary
         crashes = self.base / "crashes"
         shutil.rmtree(crashes, ignore_errors=True)
         crashes.mkdir(parents=True)
@@ -453,6 +707,14 @@ class Job:
 def ccache_env(out):
     return {**os.environ, "CCACHE_DIR": str(out / "ccache"), "CCACHE_BASEDIR": str(out / "jobs"),
             "CCACHE_NOHASHDIR": "1", "CCACHE_MAXSIZE": "5G"}
+
+
+def first_mismatch(text):
+    """The first line that says why a replay failed (a mismatch headline, a sanitizer error), for a log line."""
+    for line in text.splitlines():
+        if "MISMATCH" in line or "ERROR:" in line or "runtime error:" in line or "failed on" in line:
+            return line.strip("= ").strip()[:200]
+    return text.strip().splitlines()[-1][:200] if text.strip() else "no output"
 
 
 def first_error(text):
@@ -495,14 +757,24 @@ def save_state(path, state):
         temporary.replace(path)
 
 
-def plan(arguments, cli, out):
-    files = arguments.files or optimized_sources()
-    for path in files:
-        if path == PLANTED_HEADER or not path.startswith("serialize/") or not (ROOT / path).is_file():
-            sys.exit(f"mutate: {path}: not a source file of the optimized side (serialize/, planted.h excluded)")
+def plan(arguments, cli, out, subject=None, generator=generate):
+    subject = subject or SerdiffSubject()
+    lines = parse_lines(arguments.lines) if getattr(arguments, "lines", None) else {}
+    lines = {subject.normalize(path): numbers for path, numbers in lines.items()}
+    files = [subject.normalize(f) for f in arguments.files] or sorted(lines) or subject.default_files()
+    subject.check_files(files)
+    outside = sorted(set(lines) - set(files))
+    if outside:
+        sys.exit(f"mutate: --lines names {', '.join(outside)}, which --files leaves out")
     generated, dropped_total, per_file = [], {"comment": 0, "planted": 0}, {}
     for path in files:
-        mutants, dropped = generate(cli, path)
+        mutants, dropped = generator(cli, path, subject.root)
+        if path in lines:
+            # --lines: only the mutants of the lines named (a review of changed lines).
+            all_count = len(mutants)
+            mutants = [m for m in mutants if m["line"] in lines[path]]
+            log(f"mutate: {path}: {len(mutants)} of its {all_count} mutants on the {len(lines[path])} line(s) "
+                f"of --lines")
         log(f"mutate: {path}: {len(mutants)} mutants (dropped: {dropped['comment']} comment-only, "
             f"{dropped['planted']} on planted-bug hooks)")
         generated += mutants
@@ -521,10 +793,13 @@ def plan(arguments, cli, out):
         ordered = [m for n, m in enumerate(ordered) if n % count == index]
     for m in ordered:
         m["status"] = "pending"
-    return {"version": STATE_VERSION,
-            "config": {"files": files, "sample": arguments.sample, "seed": arguments.seed, "time": arguments.time,
-                       "shard": arguments.shard, "unit": arguments.unit,
-                       "universalmutator": REQUIREMENTS.read_text().split("==")[-1].strip()},
+    config = {"files": files, "sample": arguments.sample, "seed": arguments.seed, "time": arguments.time,
+              "shard": arguments.shard, "unit": arguments.unit,
+              "universalmutator": REQUIREMENTS.read_text().split("==")[-1].strip()}
+    config.update(subject.config())
+    if lines:
+        config["lines"] = format_lines(lines)
+    return {"version": STATE_VERSION, "config": config,
             "generated": len(generated), "generated_per_file": per_file, "dropped": dropped_total,
             "mutants": ordered}
 
@@ -548,6 +823,8 @@ def selected(state):
 def process(job, mutant, state, options, shared, seconds, arguments):
     started = time.time()
     targets, reach_kind = targets_for(state, mutant["file"], mutant["line"])
+    if job.subject.name == "core":
+        targets = [t for t in targets if t in options]   # the Core-backed targets only (never the absent ones)
     mutant["targets"], mutant["reach"] = targets, reach_kind
     try:
         verdict, detail = job.tce(mutant, targets)
@@ -562,7 +839,7 @@ def process(job, mutant, state, options, shared, seconds, arguments):
             return
         job.apply(mutant)
         build_started = time.time()
-        result = job.ninja(["serdiff_fuzz_libfuzzer"] + (["all"] if arguments.unit else []))
+        result = job.ninja([job.subject.binary] + (["all"] if arguments.unit else []))
         mutant["build_seconds"] = round(time.time() - build_started, 1)
         if result.returncode != 0:
             mutant["status"], mutant["detail"] = "invalid", "fuzz build: " + first_error(result.stdout)
@@ -604,7 +881,8 @@ def import_results(state, path):
     continues across machines without the large state file. A mutant whose line changed since is run again, and
     so is every survivor not triaged equivalent (the suite it survived may have been strengthened since)."""
     done = {m["id"]: m for m in json.loads(path.read_text())["mutants"]}
-    equivalent = {key for key, (verdict, _) in load_triage().items() if verdict == "equivalent"}
+    equivalent = {key for key, (verdict, _) in load_triage(subject_of_state(state).triage).items()
+                  if verdict == "equivalent"}
     taken = rerun = 0
     for m in state["mutants"]:
         old = done.get(m["id"])
@@ -631,7 +909,11 @@ def progress(state, chosen, started_at, processed_now):
 
 
 def run(arguments):
-    out = Path(arguments.out).resolve()
+    subject = arguments.subject_object
+    if arguments.unit and subject.name == "core":
+        sys.exit("mutate: --unit (UNIT=1) is for the serdiff subject: serdiff's unit tests do not run Core's code "
+                 "(make test's Core half is the corpus replay, which every mutant gets anyway)")
+    out = Path(arguments.out or subject.default_out()).resolve()
     out.mkdir(parents=True, exist_ok=True)
     # --only runs keep their own state and report beside the main run's (only-state.json, only-report.*).
     prefix = "only-" if arguments.only else ""
@@ -640,9 +922,14 @@ def run(arguments):
     state = load_state(state_path) if arguments.resume else None
     if arguments.resume and state is None:
         log(f"mutate: --resume but no {state_path}; starting afresh")
+    if state is not None:
+        recorded = subject_of_state(state)
+        if recorded.name != subject.name or getattr(recorded, "tree", None) != getattr(subject, "tree", None):
+            sys.exit(f"mutate: {state_path} is a run of {recorded.title}, not of {subject.title}: resume it with "
+                     f"the same SUBJECT/CORE_SRC, or give another --out")
     if state is None:
-        state = plan(arguments, cli, out)
-        state["coverage"] = dict(zip(("reach", "instrumented"), coverage_map(arguments.jobs)))
+        state = plan(arguments, cli, out, subject)
+        state["coverage"] = dict(zip(("reach", "instrumented"), subject.coverage(arguments.jobs)))
         if arguments.import_results:
             import_results(state, Path(arguments.import_results))
         save_state(state_path, state)
@@ -654,7 +941,7 @@ def run(arguments):
             if m["status"] == "running":
                 m["status"] = "pending"
     if arguments.refresh_coverage and arguments.resume:
-        state["coverage"] = dict(zip(("reach", "instrumented"), coverage_map(arguments.jobs)))
+        state["coverage"] = dict(zip(("reach", "instrumented"), subject.coverage(arguments.jobs)))
     rerun_ids = set(arguments.rerun.replace(",", " ").split())
     unknown = rerun_ids - {m["id"] for m in state["mutants"]}
     if unknown:
@@ -682,20 +969,39 @@ def run(arguments):
 
     jobs_count = max(1, arguments.jobs)
     build_jobs = max(1, (os.cpu_count() or 1) // jobs_count)
-    jobs = [Job(i, out, build_jobs, arguments.unit) for i in range(jobs_count)]
-    log(f"mutate: preparing {jobs_count} job tree(s) under {out / 'jobs'} (first build is a full one) ...")
+    work_dir = subject.work(out)
+    jobs = [Job(i, out, build_jobs, arguments.unit, subject, work_dir) for i in range(jobs_count)]
+    log(f"mutate: preparing {jobs_count} job tree(s) under {work_dir / 'jobs'} (first build is a full one) ...")
     for job in jobs:
         job.setup()
-    binary = jobs[0].build / "bin" / "serdiff_fuzz_libfuzzer"
+    binary = jobs[0].build / "bin" / subject.binary
     listing = subprocess.run([str(binary), "--list", "--json"], check=True, capture_output=True, text=True,
                              env={**os.environ, "FUZZ": ""}).stdout
     options = {e["name"]: e for e in json.loads(listing)}
+    if subject.name == "core":
+        # core_fuzz_libfuzzer lists the targets it does not build too, each marked "absent" with the reason.
+        for name, entry in list(options.items()):
+            if "absent" in entry:
+                del options[name]
     shared = None
     if (SHARED_DATA / "blocks").is_dir():
-        shared = out / "shared-seeds"
+        shared = work_dir / "shared-seeds"
         shutil.rmtree(shared, ignore_errors=True)
         subprocess.run([str(jobs[0].build / "bin" / "serdiff_corpus_gen"), "--shared-data", str(SHARED_DATA),
                         "--out", str(shared)], check=True, stdout=subprocess.DEVNULL)
+    if subject.name == "core":
+        # A target whose committed corpus already fails on the unmutated tree (ASan/UBSan build) cannot tell a
+        # mutant from the original: left out, with the reason in the report.
+        for name in sorted(options):
+            status, text, _ = jobs[0].run_fuzzer(name, options[name], ["-runs=0"], 900, shared)
+            if status != 0:
+                subject.left_out[name] = f"baseline replay (unmutated, ASan/UBSan): {classify(text, status)}"
+                log(f"mutate: {name}: LEFT OUT, its corpus fails on the unmutated Core tree: {classify(text, status)}")
+                del options[name]
+        log(f"mutate: Core-backed targets: {' '.join(sorted(options))}")
+        if subject.left_out:
+            state["config"].setdefault("left_out_targets", {}).update(subject.left_out)
+            save_state(state_path, state)
 
     started_at, processed = time.time(), [0]
     free = list(jobs)
@@ -802,11 +1108,12 @@ def score_rows(per):
     return rows
 
 
-def load_triage():
-    """{mutant id: (verdict, reason)} from tools/mutate/triage.tsv (tab-separated, '#' comments)."""
+def load_triage(path=TRIAGE):
+    """{mutant id: (verdict, reason)} from tools/mutate/triage.tsv (tab-separated, '#' comments); the Core
+    subject's from tools/mutate/triage-core.tsv."""
     triage = {}
-    if TRIAGE.exists():
-        for line in TRIAGE.read_text().splitlines():
+    if path.exists():
+        for line in path.read_text().splitlines():
             if line.strip() and not line.startswith("#"):
                 fields = line.split("\t")
                 if len(fields) >= 3 and fields[0] != "id":
@@ -815,8 +1122,9 @@ def load_triage():
 
 
 def write_report(state, out, prefix=""):
+    subject = subject_of_state(state)
     summary = summarize(state)
-    triage = load_triage()
+    triage = load_triage(subject.triage)
     survivors = [m for m in summary["mutants"] if m["status"] == "survived"]
     summary["survivors_triaged"] = {verdict: sum(1 for m in survivors if triage.get(m["id"], ("untriaged",))[0] == verdict)
                                     for verdict in ("equivalent", "fixed", "open", "untriaged")}
@@ -829,10 +1137,11 @@ def write_report(state, out, prefix=""):
     header = ("", "valid", "killed", "survived", "not reached", "invalid", "equivalent", "score")
     config = summary["config"]
     lines = [
-        "# Mutation analysis of serialize/",
+        f"# Mutation analysis of {subject.title}",
         "",
         f"universalmutator {config['universalmutator']}, seed {config['seed']}, SAMPLE={config['sample'] or 'all'}, "
-        f"TIME={config['time']} s per target{', shard ' + config['shard'] if config.get('shard') else ''}.",
+        f"TIME={config['time']} s per target{', shard ' + config['shard'] if config.get('shard') else ''}"
+        f"{', lines ' + config['lines'] if config.get('lines') else ''}.",
         "",
         f"- generated: {summary['generated']} (after dropping {summary['dropped']['comment']} comment-only and "
         f"{summary['dropped']['planted']} planted-hook mutants); selected {summary['selected']}, done {summary['done']}",
@@ -844,7 +1153,7 @@ def write_report(state, out, prefix=""):
         f"- **score: {summary['score']}%**; median seconds to kill: {summary['median_seconds_to_kill']} "
         f"(by fuzzing only: {summary['median_seconds_to_kill_by_fuzzing']})",
         f"- score without the {summary['survivors_triaged']['equivalent']} survivors triaged equivalent "
-        f"(tools/mutate/triage.tsv): {summary['score_without_triaged_equivalent']}%",
+        f"({subject.triage.relative_to(ROOT)}): {summary['score_without_triaged_equivalent']}%",
     ]
     suites = {}
     for m in summary["mutants"]:
@@ -855,12 +1164,15 @@ def write_report(state, out, prefix=""):
     if len(suites) > 1:
         lines.append("- by suite (the commit each mutant ran against): " + "; ".join(
             f"{suite}: {killed}/{total} killed" for suite, (killed, total) in suites.items()))
+    if config.get("left_out_targets"):
+        lines.append("- targets left out (their corpus fails on the unmutated tree): " + "; ".join(
+            f"{target}: {why}" for target, why in sorted(config["left_out_targets"].items())))
     if summary["unit_killed"] is not None:
         lines.append(f"- ctest alone (UNIT=1) kills {summary['unit_killed']} of {summary['valid_non_equivalent']}")
     lines += ["", "## By file", "", table(score_rows(summary["per_file"]), ("file",) + header[1:]),
               "", "## By operator (universalmutator rule)", "",
               table(score_rows(summary["per_operator"]), ("rule",) + header[1:]), "", "## Survivors", ""]
-    lines.insert(lines.index("## Survivors") + 2, "Triage (tools/mutate/triage.tsv): " + ", ".join(
+    lines.insert(lines.index("## Survivors") + 2, f"Triage ({subject.triage.relative_to(ROOT)}): " + ", ".join(
         f"{count} {verdict}" for verdict, count in summary["survivors_triaged"].items()) + "\n")
     if not survivors:
         lines.append("None.")
@@ -918,9 +1230,16 @@ def main():
                         "e.g. a survivor after strengthening; use with --state to keep the main run's state")
     parser.add_argument("--import-results", default="", help="a report.json whose results a fresh run takes over "
                         "(e.g. tools/mutate/results/report.json) instead of running those mutants again")
-    parser.add_argument("--out", default=str(ROOT / "mutate-out"))
+    parser.add_argument("--lines", action="append", default=[], metavar="FILE:1,5-9",
+                        help="only the mutants of these lines (space-separated or repeated; FILE as --files names it)")
+    parser.add_argument("--out", default=None, help="state and report (default: mutate-out, the Core subject's "
+                        "mutate-out/core)")
     parser.add_argument("--state", default="", help="state file (default: <out>/state.json)")
+    fuzz_subject.add_arguments(parser)
     arguments = parser.parse_args()
+    name = fuzz_subject.select(arguments.subject, arguments.core_src)
+    if arguments.out is None:
+        arguments.out = str(ROOT / "mutate-out" / "core" if name == "core" else ROOT / "mutate-out")
     arguments.files = [f for f in re.split(r"[,\s]+", arguments.files) if f]
     arguments.only = [m for m in re.split(r"[,\s]+", arguments.only) if m]
     if arguments.only and not arguments.files:
@@ -934,6 +1253,7 @@ def main():
         return 0
     if arguments.command == "merge":
         return merge_states(arguments)
+    arguments.subject_object = make_subject(name, fuzz_subject.core_src())
     return run(arguments)
 
 

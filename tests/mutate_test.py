@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""ctest mutate_plan: tools/mutate/mutate.py's plan without building anything (universalmutator is replaced by a
+stub): the Core subject's file list and its checks, the paths a Core job writes (copies under build/, never the Core
+tree), --lines (parsing, and that it keeps only the mutants of the lines named), the report's title and triage file
+per subject, and that the serdiff subject's recorded config gains no new key (its report stays as it was)."""
+import argparse
+import contextlib
+import io
+import json
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools" / "mutate"))
+import mutate  # noqa: E402
+
+BRIEF_FILES = ["serialize.h", "streams.h", "streams.cpp", "util/obfuscation.h", "prevector.h", "compressor.cpp",
+               "undo.h", "primitives/transaction.h", "primitives/block.h"]
+
+
+def stub_generator(lines_per_file=20):
+    """universalmutator's stand-in: one mutant per line 1..lines_per_file of each file."""
+    def generate(cli, path, root):
+        mutants = [{"id": f"{path}#{n}", "file": path, "line": n, "rule": "builtin:stub:1", "operator": "stub",
+                    "original": f"line {n}", "mutated": f"line {n} changed"} for n in range(1, lines_per_file + 1)]
+        return mutants, {"comment": 0, "planted": 0}
+    return generate
+
+
+def arguments(**overrides):
+    values = {"files": [], "lines": [], "seed": 1, "sample": None, "time": 10, "shard": "", "unit": False,
+              "only": []}
+    values.update(overrides)
+    return argparse.Namespace(**values)
+
+
+def quiet(function, *args, **kwargs):
+    with contextlib.redirect_stdout(io.StringIO()):
+        return function(*args, **kwargs)
+
+
+class CoreTree(unittest.TestCase):
+    """A fake Core tree holding the subject's files (the real one is fetched by the build, not by this test)."""
+
+    def setUp(self):
+        self.directory = Path(tempfile.mkdtemp(prefix="mutate-test-"))
+        self.tree = self.directory / "bitcoin"
+        for name in BRIEF_FILES + ["net.h"]:
+            path = self.tree / "src" / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("".join(f"line {n}\n" for n in range(1, 21)))
+        self.subject = mutate.CoreSubject(self.tree)
+
+    def tearDown(self):
+        shutil.rmtree(self.directory)
+
+
+class CoreSubjectPlan(CoreTree):
+    def test_the_core_files_are_the_ones_asked_for(self):
+        self.assertEqual(list(mutate.CORE_FILES), BRIEF_FILES)
+        self.assertEqual(self.subject.default_files(), BRIEF_FILES)
+        state = quiet(mutate.plan, arguments(), None, None, self.subject, stub_generator())
+        self.assertEqual(state["config"]["files"], BRIEF_FILES)
+        self.assertEqual(state["config"]["subject"], "core")
+        self.assertEqual(state["config"]["core_tree"], str(self.tree.resolve()))
+        self.assertEqual(state["generated"], 20 * len(BRIEF_FILES))
+        self.assertEqual({m["file"] for m in state["mutants"]}, set(BRIEF_FILES))
+        # The seeded order puts every file's first mutant at the front.
+        self.assertEqual({m["file"] for m in state["mutants"][:len(BRIEF_FILES)]}, set(BRIEF_FILES))
+
+    def test_the_pinned_tree_has_every_file(self):
+        pinned = ROOT / "build" / "core-source" / "bitcoin" / "src"
+        if not pinned.is_dir():
+            self.skipTest(f"{pinned} not fetched")
+        self.assertEqual([f for f in BRIEF_FILES if not (pinned / f).is_file()], [])
+
+    def test_files_select_among_them_and_src_prefix_is_accepted(self):
+        state = quiet(mutate.plan, arguments(files=["src/streams.h", "util/obfuscation.h"]), None, None,
+                      self.subject, stub_generator())
+        self.assertEqual(state["config"]["files"], ["streams.h", "util/obfuscation.h"])
+        self.assertTrue(all(m["id"].startswith(("streams.h#", "util/obfuscation.h#")) for m in state["mutants"]))
+
+    def test_other_files_are_refused(self):
+        for files in (["net.h"], ["serialize/serialize.h"], ["../streams.h"]):
+            with self.assertRaises(SystemExit, msg=files):
+                quiet(mutate.plan, arguments(files=files), None, None, self.subject, stub_generator())
+
+    def test_a_job_writes_copies_under_build_never_the_tree(self):
+        out = self.subject.default_out().resolve()
+        self.assertEqual(out, ROOT / "mutate-out" / "core")
+        self.assertEqual(self.subject.work(out), ROOT / "build" / "mutate-core")
+        job = mutate.Job(0, out, 1, False, self.subject, self.subject.work(out))
+        self.assertEqual(job.copy_of("streams.h"), ROOT / "build" / "mutate-core" / "jobs" / "0" / "core" / "src" /
+                         "streams.h")
+        self.assertEqual(job.build, ROOT / "build" / "mutate-core" / "jobs" / "0" / "build")
+        self.assertIn(f"-DSERDIFF_CORE_SRC={job.base / 'core'}", self.subject.cmake_flags(job))
+        self.assertEqual(self.subject.binary, "core_fuzz_libfuzzer")
+        # Another --out keeps its job trees beside its state, as the serdiff subject does.
+        elsewhere = self.directory / "out"
+        self.assertEqual(self.subject.work(elsewhere), elsewhere)
+
+    def test_sync_copies_src_and_rewrites_only_what_changed(self):
+        job = mutate.Job(0, self.directory / "out", 1, False, self.subject, self.directory / "work")
+        self.subject.sync(job)
+        copy = job.copy_of("streams.h")
+        self.assertEqual(copy.read_text(), (self.tree / "src" / "streams.h").read_text())
+        untouched = job.copy_of("undo.h").stat().st_mtime_ns
+        # A mutant left in the copy (a stopped run) is replaced by the original, with a new modification time.
+        copy.write_text("mutated\n")
+        os.utime(copy, ns=(1, 1))
+        self.subject.sync(job)
+        self.assertEqual(copy.read_text(), (self.tree / "src" / "streams.h").read_text())
+        self.assertGreater(copy.stat().st_mtime_ns, 1)
+        self.assertEqual(job.copy_of("undo.h").stat().st_mtime_ns, untouched)
+        # apply/restore write the job's copy; the tree itself is never written.
+        before = (self.tree / "src" / "streams.h").read_bytes()
+        job.apply({"file": "streams.h", "line": 3, "mutated": "line 3 changed"})
+        self.assertIn("line 3 changed", copy.read_text())
+        job.restore("streams.h")
+        self.assertEqual(copy.read_bytes(), before)
+        self.assertEqual((self.tree / "src" / "streams.h").read_bytes(), before)
+
+
+class LinesFilter(CoreTree):
+    def test_parse(self):
+        self.assertEqual(mutate.parse_lines(["streams.h:1,5-9"]), {"streams.h": {1, 5, 6, 7, 8, 9}})
+        self.assertEqual(mutate.parse_lines(["a.h:3 b.h:4-5", "a.h:7"]), {"a.h": {3, 7}, "b.h": {4, 5}})
+        self.assertEqual(mutate.format_lines({"streams.h": {1, 5, 6, 7, 8, 9}, "a.h": {2}}), "a.h:2 streams.h:1,5-9")
+        for bad in ("streams.h", "streams.h:", ":3", "streams.h:0", "streams.h:9-5", "streams.h:x", "streams.h:1,,2"):
+            with self.assertRaises(SystemExit, msg=bad):
+                quiet(mutate.parse_lines, [bad])
+
+    def test_only_the_mutants_of_the_lines_named(self):
+        state = quiet(mutate.plan, arguments(lines=["streams.h:3,5-6 src/undo.h:20"]), None, None, self.subject,
+                      stub_generator())
+        self.assertEqual(state["config"]["files"], ["streams.h", "undo.h"])
+        self.assertEqual(sorted((m["file"], m["line"]) for m in state["mutants"]),
+                         [("streams.h", 3), ("streams.h", 5), ("streams.h", 6), ("undo.h", 20)])
+        self.assertEqual(state["generated_per_file"], {"streams.h": 3, "undo.h": 1})
+        self.assertEqual(state["config"]["lines"], "streams.h:3,5-6 undo.h:20")
+
+    def test_files_without_lines_keep_all_their_mutants(self):
+        state = quiet(mutate.plan, arguments(files=["streams.h", "undo.h"], lines=["undo.h:2"]), None, None,
+                      self.subject, stub_generator())
+        self.assertEqual(state["generated_per_file"], {"streams.h": 20, "undo.h": 1})
+
+    def test_lines_of_a_file_left_out_are_refused(self):
+        with self.assertRaises(SystemExit):
+            quiet(mutate.plan, arguments(files=["streams.h"], lines=["undo.h:2"]), None, None, self.subject,
+                  stub_generator())
+
+    def test_serdiff_lines(self):
+        state = quiet(mutate.plan, arguments(lines=["serialize/streams.h:10-12"]), None, None,
+                      mutate.SerdiffSubject(), stub_generator())
+        self.assertEqual(sorted(m["line"] for m in state["mutants"]), [10, 11, 12])
+
+
+class SerdiffUnchanged(unittest.TestCase):
+    def test_default_plan_records_what_it_recorded_before(self):
+        state = quiet(mutate.plan, arguments(), None, None, mutate.SerdiffSubject(), stub_generator())
+        self.assertEqual(state["config"]["files"], mutate.optimized_sources())
+        self.assertNotIn("serialize/planted.h", state["config"]["files"])
+        self.assertEqual(set(state["config"]), {"files", "sample", "seed", "time", "shard", "unit", "universalmutator"})
+        subject = mutate.SerdiffSubject()
+        out = subject.default_out()
+        self.assertEqual(out, ROOT / "mutate-out")
+        job = mutate.Job(0, out, 1, False)
+        self.assertEqual(job.base, ROOT / "mutate-out" / "jobs" / "0")
+        self.assertEqual(job.copy_of("serialize/streams.h"), ROOT / "mutate-out" / "jobs" / "0" / "src" /
+                         "serialize" / "streams.h")
+        self.assertEqual(subject.binary, "serdiff_fuzz_libfuzzer")
+        self.assertEqual(mutate.subject_of_state(state).name, "serdiff")
+
+    def test_serdiff_files_are_checked_as_before(self):
+        with self.assertRaises(SystemExit):
+            quiet(mutate.plan, arguments(files=["serialize/planted.h"]), None, None, mutate.SerdiffSubject(),
+                  stub_generator())
+
+
+class Report(CoreTree):
+    def report(self, state):
+        out = self.directory / "report"
+        out.mkdir()
+        state["mutants"][0].update(status="killed", phase="replay", target="primitive_stream", check="mismatch: x",
+                                   seconds=0.1)
+        state["mutants"][1].update(status="survived", detail="no kill", targets=["primitive_stream"], reach="line")
+        state["mutants"][2].update(status="invalid", detail="error")
+        quiet(mutate.write_report, state, out)
+        return (out / "report.md").read_text(), json.loads((out / "report.json").read_text())
+
+    def test_core_report(self):
+        state = quiet(mutate.plan, arguments(files=["streams.h"]), None, None, self.subject, stub_generator())
+        state["config"]["left_out_targets"] = {"buffered_writer": "coverage replay: MISMATCH"}
+        text, summary = self.report(state)
+        self.assertIn("targets left out (their corpus fails on the unmutated tree): buffered_writer", text)
+        self.assertTrue(text.startswith(f"# Mutation analysis of Bitcoin Core's src/ ({self.tree.resolve()})"))
+        self.assertIn("tools/mutate/triage-core.tsv", text)
+        self.assertNotIn("tools/mutate/triage.tsv", text)
+        self.assertEqual((summary["killed"], summary["survived"], summary["invalid"]), (1, 1, 1))
+
+    def test_serdiff_report_title(self):
+        state = quiet(mutate.plan, arguments(files=["serialize/streams.h"]), None, None, mutate.SerdiffSubject(),
+                      stub_generator())
+        text, _ = self.report(state)
+        self.assertTrue(text.startswith("# Mutation analysis of serialize/\n"))
+        self.assertIn("(tools/mutate/triage.tsv)", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
