@@ -10,9 +10,13 @@
 under valgrind --tool=callgrind and reports instructions per operation, which machine noise does not move.
 
 --core-binary: a serdiff_bench_core (Bitcoin Core's code compiled from a Core tree, bench/core_cases.cpp), run
-right after serdiff_bench with the same settings; its rows are named NAME (default core-src), NAME-reused and
-NAME-nohash and shown beside the optimized rows they compare with. Give it once per Core tree (e.g.
-core-base=build/bench-base/bin/serdiff_bench_core core-head=build/bench/bin/serdiff_bench_core).
+with the same settings; its rows are named NAME (default core-src), NAME-reused and NAME-nohash and shown beside the
+optimized rows they compare with. Give it once per Core tree (e.g.
+core-base=build/bench-base/bin/serdiff_bench_core core-head=build/bench/bin/serdiff_bench_core). With Core binaries,
+--filter is applied here to every binary's --list, and the rows compared run slot by slot: for each group and block
+of the Core rows, serdiff_bench's rows of that group and block, then each Core binary's (seconds apart, so they see
+the same load on a shared machine); then the rest of serdiff_bench. Each run's Google Benchmark output is in
+OUT/runs/, all of them merged in OUT/google-benchmark.json.
 Python standard library only.
 """
 
@@ -370,52 +374,116 @@ def tag_core_rows(results, name, binary):
     return results
 
 
-def run_core_binary(args, name, binary):
-    """One serdiff_bench_core run with the same settings as serdiff_bench: (context, results), or None when the
-    filter matched none of its rows."""
-    raw_path = os.path.join(args.out, f"google-benchmark-{name}.json")
-    if os.path.exists(raw_path):
-        os.remove(raw_path)
-    command = [binary, f"--name={name}", f"--benchmark_out={raw_path}", "--benchmark_out_format=json",
-               f"--benchmark_repetitions={args.repetitions}", f"--benchmark_min_time={args.min_time}",
-               f"--benchmark_filter={args.filter}"]
-    print("bench: " + " ".join(command), file=sys.stderr, flush=True)
-    completed = subprocess.run(command)
+# The groups whose rows a Core-from-source binary has. With --core-binary, each (group, block) of them runs as its
+# own slot: serdiff_bench's rows of that group and block, then each Core binary's, seconds apart, so that on a
+# shared machine the rows compared see the same load; the rest of serdiff_bench runs after the slots.
+CORE_SOURCE_GROUPS = ("SerializeBlock", "DeserializeBlock", "SizeComputerBlock")
+
+
+def list_cases(binary, extra):
+    """The case names a benchmark binary registers (its --list)."""
+    completed = subprocess.run([binary, "--list"] + extra, capture_output=True, text=True)
     if completed.returncode != 0:
-        sys.exit(f"bench: {binary} failed with status {completed.returncode}")
-    if not os.path.exists(raw_path) or os.path.getsize(raw_path) == 0:
-        return None
-    context, results = load_google_benchmark(raw_path)
-    return context, tag_core_rows(results, name, binary)
+        sys.exit(f"bench: {binary} --list failed with status {completed.returncode}: {completed.stderr.strip()}")
+    return [line for line in completed.stdout.splitlines() if line]
+
+
+def filter_matches(pattern, name):
+    """Google Benchmark's --benchmark_filter on one name: a regex searched in it; a leading '-' negates."""
+    if pattern.startswith("-"):
+        return not re.search(pattern[1:], name)
+    return re.search(pattern, name) is not None
+
+
+def exact_filter(names):
+    """A --benchmark_filter matching exactly these case names (a self-timed case's name ends in /manual_time)."""
+    escaped = [re.sub(r"([.\[\](){}*+?|^$\\])", r"\\\1", name) for name in names]
+    return "^(" + "|".join(escaped) + ")(/manual_time)?$"
+
+
+class BenchmarkRuns:
+    """The Google Benchmark runs of one `run`: each binary run with the same settings, the results merged."""
+
+    def __init__(self, args):
+        self.args = args
+        self.raw_dir = os.path.join(args.out, "runs")
+        os.makedirs(self.raw_dir, exist_ok=True)
+        for stale in glob.glob(os.path.join(self.raw_dir, "*.json")):
+            os.remove(stale)
+        self.outputs = []   # every Google Benchmark output, merged into google-benchmark.json
+        self.context = {}   # serdiff_bench's
+        self.results = {}
+
+    def run(self, label, command, benchmark_filter, source=None):
+        """One run; `source` (a core_sources entry) marks a Core binary's rows as that tree's."""
+        raw_path = os.path.join(self.raw_dir, f"{len(self.outputs) + 1:02d}-{label}.json")
+        command = command + [f"--benchmark_out={raw_path}", "--benchmark_out_format=json",
+                             f"--benchmark_repetitions={self.args.repetitions}",
+                             f"--benchmark_min_time={self.args.min_time}", f"--benchmark_filter={benchmark_filter}"]
+        print("bench: " + " ".join(command), file=sys.stderr, flush=True)
+        # Google Benchmark prints one line per run on stdout: the progress of the long run.
+        completed = subprocess.run(command)
+        if completed.returncode != 0:
+            sys.exit(f"bench: {command[0]} failed with status {completed.returncode}")
+        # A filter that matches nothing leaves Google Benchmark's output file empty.
+        if not os.path.exists(raw_path) or os.path.getsize(raw_path) == 0:
+            return
+        with open(raw_path) as raw:
+            self.outputs.append(json.load(raw))
+        context, results = load_google_benchmark(raw_path)
+        if source is None:
+            self.context = self.context or context
+        else:
+            tag_core_rows(results, source["name"], source["binary"])
+            clash = sorted("/".join(key) for key in results if key in self.results)
+            if clash:
+                sys.exit(f"bench: --core-binary {source['name']}={source['binary']}: its rows {clash[:3]} clash with "
+                         "serdiff_bench's (choose another NAME)")
+            source["rows"] += len(results)
+            source["notes"] = source["notes"] or context.get("serdiff_notes", "")
+        self.results.update(results)
+
+    def write_merged(self, path):
+        with open(path, "w") as merged:
+            json.dump({"context": self.outputs[0].get("context", {}) if self.outputs else {},
+                       "benchmarks": [entry for output in self.outputs for entry in output.get("benchmarks", [])]},
+                      merged, indent=1)
 
 
 def run_benchmarks(args):
     os.makedirs(args.out, exist_ok=True)
-    raw_path = os.path.join(args.out, "google-benchmark.json")
-    command = [args.binary, f"--scratch={os.path.join(args.out, 'files')}", f"--benchmark_out={raw_path}",
-               "--benchmark_out_format=json", f"--benchmark_repetitions={args.repetitions}",
-               f"--benchmark_min_time={args.min_time}", f"--benchmark_filter={args.filter}"]
+    scratch = f"--scratch={os.path.join(args.out, 'files')}"
     core_binaries = parse_core_binaries(args.core_binary)
-    print("bench: " + " ".join(command), file=sys.stderr, flush=True)
     machine = machine_description()
-    # Google Benchmark prints one line per run on stdout: the progress of the long run.
-    completed = subprocess.run(command)
-    if completed.returncode != 0:
-        sys.exit(f"bench: serdiff_bench failed with status {completed.returncode}")
-    context, results = load_google_benchmark(raw_path)
-    # Bitcoin Core compiled from source, right after, with the same settings.
-    core_sources = []
-    for name, binary in core_binaries:
-        core_run = run_core_binary(args, name, binary)
-        core_context = core_run[0] if core_run else {}
-        if core_run:
-            clash = sorted("/".join(key) for key in core_run[1] if key in results)
-            if clash:
-                sys.exit(f"bench: --core-binary {name}={binary}: its rows {clash[:3]} clash with serdiff_bench's "
-                         "(choose another NAME)")
-            results.update(core_run[1])
-        core_sources.append({"name": name, "binary": binary, "rows": len(core_run[1]) if core_run else 0,
-                             "notes": core_context.get("serdiff_notes", "")})
+    runs = BenchmarkRuns(args)
+    core_sources = [{"name": name, "binary": binary, "rows": 0, "notes": ""} for name, binary in core_binaries]
+    if not core_sources:
+        runs.run("serdiff_bench", [args.binary, scratch], args.filter)
+    else:
+        # The comparable rows slot by slot, serdiff_bench's then each Core binary's; then the rest of serdiff_bench.
+        serdiff_names = [name for name in list_cases(args.binary, [scratch]) if filter_matches(args.filter, name)]
+        core_names_by_source = [[name for name in list_cases(source["binary"], [f"--name={source['name']}"])
+                                 if filter_matches(args.filter, name)] for source in core_sources]
+        slots = []
+        for names in core_names_by_source:
+            for name in names:
+                slot = split_name(name)[:2]
+                if slot[0] in CORE_SOURCE_GROUPS and slot not in slots:
+                    slots.append(slot)
+        for slot in slots:
+            in_slot = [name for name in serdiff_names if split_name(name)[:2] == slot]
+            if in_slot:
+                runs.run("serdiff_bench", [args.binary, scratch], exact_filter(in_slot))
+            for source, names in zip(core_sources, core_names_by_source):
+                in_slot = [name for name in names if split_name(name)[:2] == slot]
+                if in_slot:
+                    runs.run(source["name"], [source["binary"], f"--name={source['name']}"], exact_filter(in_slot),
+                             source)
+        rest = [name for name in serdiff_names if split_name(name)[:2] not in slots]
+        if rest:
+            runs.run("serdiff_bench", [args.binary, scratch], exact_filter(rest))
+    runs.write_merged(os.path.join(args.out, "google-benchmark.json"))
+    context, results = runs.context, runs.results
     machine["load_average_after"] = [round(v, 2) for v in os.getloadavg()] if hasattr(os, "getloadavg") else None
     notes = [f"Blocks: {context.get('serdiff_blocks', '?')}. Block files: {context.get('serdiff_scratch_dir', '?')} "
              "on the local disk, page cache warm (each file written and read once before timing; writes overwrite "

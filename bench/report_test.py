@@ -10,6 +10,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -67,19 +68,42 @@ def core_times(name, scale=1.0):
 
 
 def fake_binary(directory, label, data):
-    """An executable that writes `data` (None: an empty file, as Google Benchmark leaves it when its filter matches
-    nothing) to its --benchmark_out= and records its arguments."""
+    """An executable standing in for a benchmark binary: --list prints the names of `data`'s cases; a run writes
+    the entries its --benchmark_filter matches to its --benchmark_out= (an empty file when none, as Google
+    Benchmark does; `data` None: no case at all). Each invocation's arguments are appended to PATH.calls."""
     path = Path(directory) / label
-    payload = json.dumps(data)
+    payload = json.dumps(data or {"context": {}, "benchmarks": []})
     path.write_text(textwrap.dedent(f"""\
         #!{sys.executable}
-        import json, sys
+        import json, re, sys
+        data = json.loads({payload!r})
+        with open({str(path) + '.calls'!r}, "a") as calls:
+            calls.write(json.dumps(sys.argv[1:]) + "\\n")
+        if "--list" not in sys.argv:
+            with open({str(Path(directory) / 'order.log')!r}, "a") as order:
+                order.write(json.dumps([{'serdiff' if label == 'serdiff_bench' else 'core'!r}, sys.argv[1:]]) + "\\n")
+        names = sorted({{entry["run_name"].removesuffix("/manual_time") for entry in data["benchmarks"]}})
+        if "--list" in sys.argv:
+            print("\\n".join(names))
+            sys.exit(0)
         out = next(a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--benchmark_out="))
-        open(out, "w").write({payload!r} if {data is not None} else "")
-        open({str(path) + '.args'!r}, "w").write(json.dumps(sys.argv[1:]))
+        pattern = next(a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--benchmark_filter="))
+        chosen = [e for e in data["benchmarks"] if re.search(pattern, e["run_name"])]
+        with open(out, "w") as output:
+            if chosen:
+                json.dump({{"context": data["context"], "benchmarks": chosen}}, output)
     """))
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
     return str(path)
+
+
+def calls(binary):
+    """The argument lists a fake binary was run with, in order."""
+    return [json.loads(line) for line in Path(binary + ".calls").read_text().splitlines()]
+
+
+def flag(arguments, name):
+    return next((a.split("=", 1)[1] for a in arguments if a.startswith(name + "=")), None)
 
 
 def row(markdown, group, subject, implementation):
@@ -90,10 +114,10 @@ def row(markdown, group, subject, implementation):
 
 
 class Run(unittest.TestCase):
-    def run_report(self, core_binaries, directory, serdiff=None):
+    def run_report(self, core_binaries, directory, serdiff=None, filter_="."):
         args = argparse.Namespace(
             binary=fake_binary(directory, "serdiff_bench", serdiff or google_benchmark(SERDIFF_TIMES)),
-            core_binary=core_binaries, out=str(Path(directory) / "out"), repetitions=3, min_time=0.01, filter="Block")
+            core_binary=core_binaries, out=str(Path(directory) / "out"), repetitions=3, min_time=0.01, filter=filter_)
         stdout, stderr = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
             report.run_benchmarks(args)
@@ -106,11 +130,24 @@ class Run(unittest.TestCase):
             core = fake_binary(directory, "serdiff_bench_core",
                                google_benchmark(core_times("core-src"), notes="core-src: Bitcoin Core compiled from X"))
             markdown, results = self.run_report([core], directory)
-            # The Core binary ran with its name and the same settings as serdiff_bench.
-            arguments = json.loads(Path(core + ".args").read_text())
-            self.assertIn("--name=core-src", arguments)
-            self.assertIn("--benchmark_filter=Block", arguments)
-            self.assertIn("--benchmark_repetitions=3", arguments)
+            # The Core binary ran with its name and the same settings as serdiff_bench, one run per group and block.
+            core_runs = [a for a in calls(core) if "--list" not in a]
+            self.assertEqual(len(core_runs), 3 * len(BLOCKS))  # Serialize, Deserialize (2 rows), SizeComputer
+            for arguments in core_runs:
+                self.assertIn("--name=core-src", arguments)
+                self.assertIn("--benchmark_repetitions=3", arguments)
+            # Slot by slot: serdiff_bench's rows of a group and block right before Core's, then the rest.
+            log = [json.loads(line) for line in (Path(directory) / "order.log").read_text().splitlines()]
+            serdiff_runs = [a for a in calls(str(Path(directory) / "serdiff_bench")) if "--list" not in a]
+            self.assertEqual(len(serdiff_runs), 3 * len(BLOCKS) + 1)
+            slots = [re.findall(r"^\^\((\w+)/(\d+)/", flag(a, "--benchmark_filter"))[0] for a in core_runs]
+            self.assertEqual(len(set(slots)), 3 * len(BLOCKS))
+            for serdiff_run, core_run, slot in zip(serdiff_runs, core_runs, slots):
+                pattern = flag(serdiff_run, "--benchmark_filter")
+                self.assertTrue(re.search(pattern, f"{slot[0]}/{slot[1]}/optimized"), (pattern, slot))
+                self.assertFalse(re.search(pattern, f"memcpy/{slot[1]}/memcpy"))
+            self.assertTrue(re.search(flag(serdiff_runs[-1], "--benchmark_filter"), "memcpy/413567/memcpy"))
+            self.assertEqual([who for who, _ in log], ["serdiff", "core"] * (3 * len(BLOCKS)) + ["serdiff"])
         for block in BLOCKS:
             self.assertIn("2.00x faster than core-src-reused", row(markdown, "SerializeBlock", block, "optimized-reused")[5])
             self.assertIn("3.00x faster than core-src-nohash", row(markdown, "DeserializeBlock", block, "optimized")[5])
@@ -183,6 +220,16 @@ class CoreBinarySyntax(unittest.TestCase):
         for bad in (["a=x", "a=y"], ["a/b=x"], ["=x"], ["a="]):
             with self.assertRaises(SystemExit, msg=bad), contextlib.redirect_stderr(io.StringIO()):
                 report.parse_core_binaries(bad)
+
+    def test_exact_filter(self):
+        pattern = report.exact_filter(["DeserializeBlock/413567/optimized+txids", "SerializeBlock/413567/bitcoin-core"])
+        self.assertTrue(re.search(pattern, "DeserializeBlock/413567/optimized+txids"))
+        self.assertTrue(re.search(pattern, "SerializeBlock/413567/bitcoin-core/manual_time"))
+        for other in ("DeserializeBlock/413567/optimized", "DeserializeBlock/413567/optimizedtxids",
+                      "SerializeBlock/413567/bitcoin-core-discard/manual_time", "XSerializeBlock/413567/bitcoin-core"):
+            self.assertFalse(re.search(pattern, other), other)
+        self.assertTrue(report.filter_matches("-Obfuscate", "SerializeBlock/1/optimized"))
+        self.assertFalse(report.filter_matches("-Obfuscate", "Obfuscate/1MiB:aligned/batched"))
 
 
 if __name__ == "__main__":
