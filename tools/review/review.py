@@ -386,13 +386,14 @@ def hooks(changed):
 def verdict(results):
     """(exit status, reasons) of a review's results: 1 when a target failed (replay or fuzz) or a changed code
     line was not reached, else 0."""
-    reasons = []
-    for row in results.get("replay", []):
+    reasons, failed = [], {}
+    for step, row in [("replay", r) for r in results.get("replay", [])] + [("fuzz", r) for r in results.get("fuzz", [])]:
         if not row["ok"]:
-            reasons.append(f"{row['target']}: replaying its corpus fails ({row.get('input', '')})")
-    for row in results.get("fuzz", []):
-        if not row["ok"]:
-            reasons.append(f"{row['target']}: fuzzing found {row.get('what') or 'a failure'} ({row.get('input', '')})")
+            failed.setdefault(row["target"], []).append(f"{step}: {row.get('input', '?')}")
+    what = {row["target"]: row.get("what") for row in results.get("fuzz", []) if not row["ok"]}
+    for target, steps in failed.items():
+        reasons.append(f"{target}: finding{' (' + what[target] + ')' if what.get(target) else ''}; "
+                       + "; ".join(steps))
     for name, entry in results.get("coverage", {}).items():
         if entry["not_reached"]:
             reasons.append(f"{name}: changed code line(s) {ranges(entry['not_reached'])} not reached")
