@@ -84,6 +84,9 @@ class ChangedLines(unittest.TestCase):
         with tempfile.TemporaryDirectory() as plain:
             with self.assertRaisesRegex(review.Failure, "is not a git checkout"):
                 review.resolve(plain)
+        (self.tree / "sub" / "src").mkdir(parents=True)  # a tree inside another checkout is not one
+        with self.assertRaisesRegex(review.Failure, "is not a git checkout .it lies inside"):
+            review.resolve(self.tree / "sub")
 
     def test_no_changed_serialization_line_exits_0(self):
         write(self.tree, "src/validation.cpp", ["only outside"])

@@ -82,9 +82,11 @@ def resolve(tree, base=None):
     tree = Path(tree)
     if not tree.is_dir():
         raise Failure(f"CORE_SRC={tree}: no such directory")
-    if git(tree, "rev-parse", "--is-inside-work-tree", check=False).returncode != 0:
-        raise Failure(f"CORE_SRC={tree} is not a git checkout (review-core compares two commits of one; make fuzz "
-                      f"SUBJECT=core CORE_SRC={tree} fuzzes a plain tree)")
+    top = git(tree, "rev-parse", "--show-toplevel", check=False)
+    if top.returncode != 0 or Path(top.stdout.strip()).resolve() != tree.resolve():
+        inside = f" (it lies inside the checkout {top.stdout.strip()})" if top.returncode == 0 else ""
+        raise Failure(f"CORE_SRC={tree} is not a git checkout{inside}: review-core compares two commits of one; "
+                      f"make fuzz SUBJECT=core CORE_SRC={tree} fuzzes a plain tree")
     head = git(tree, "rev-parse", "--verify", "HEAD^{commit}", check=False)
     if head.returncode != 0:
         raise Failure(f"CORE_SRC={tree}: the checkout has no HEAD commit")
