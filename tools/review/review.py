@@ -24,7 +24,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -142,14 +141,14 @@ def export(tree, commit, destination):
     """`git archive` of the commit's src/ into destination/src (DIR's index, work tree and refs stay untouched)."""
     WORK.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=WORK) as scratch:
-        archive = Path(scratch) / "src.tar"
-        with open(archive, "wb") as out:
-            made = subprocess.run(["git", "-C", str(tree), "archive", "--format=tar", commit, "src"], stdout=out,
-                                  stderr=subprocess.PIPE, text=True)
-        if made.returncode != 0:
-            raise Failure(f"git archive {commit} src in {tree} failed: {made.stderr.strip()}")
-        with tarfile.open(archive) as tar:
-            tar.extractall(scratch, filter="tar")
+        # git archive | tar -x (tarfile's extraction filter is missing from some Python 3.11 builds)
+        archive = subprocess.Popen(["git", "-C", str(tree), "archive", "--format=tar", commit, "src"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        extracted = subprocess.run(["tar", "-x", "-C", scratch], stdin=archive.stdout, capture_output=True, text=True)
+        archive.stdout.close()
+        error = archive.stderr.read().decode(errors="replace").strip()
+        if archive.wait() != 0 or extracted.returncode != 0:
+            raise Failure(f"git archive {commit} src in {tree} failed: {error or extracted.stderr.strip()}")
         if not (Path(scratch) / "src" / "serialize.h").is_file():
             raise Failure(f"commit {commit[:12]} of {tree} has no src/serialize.h: not a Bitcoin Core tree")
         sync(Path(scratch) / "src", destination / "src")
