@@ -155,7 +155,7 @@ mutate: deps
 
 # Everything the build and the runs write: build trees (and the venv), fuzz findings, benchmark output.
 clean:
-	rm -rf build fuzz-out bench-out
+	rm -rf build fuzz-out bench-out mutate-out review-out
 
 # Python bindings, pure-Python spec codec and Hypothesis properties (python/, docs/python.md). The venv
 # (build/python-venv) and the extension are built first, incrementally. HYPOTHESIS_PROFILE=ci|nightly|dev.
