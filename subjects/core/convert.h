@@ -29,6 +29,13 @@ model::BlockUndo from_core(const CBlockUndo& undo);
 CTxOut to_core(const model::TxOut& out);
 model::TxOut from_core(const CTxOut& out);
 
+// Whether `core` holds what to_core(value) builds, every field compared (no allocation, no hashing): the object
+// converted for a value's encoding serves its size too when the size is asked of the same value (subject.cpp).
+// A height that Coin's 31 bits cannot hold compares unequal, so such a value is converted again.
+bool same(const model::Transaction& value, const CMutableTransaction& core);
+bool same(const model::Block& value, const CBlock& core);
+bool same(const model::BlockUndo& value, const CBlockUndo& core);
+
 // The model::errors text for an error Core threw: Core names the function ("DataStream::read(): end of data",
 // "non-canonical ReadCompactSize()"), docs/format.md only the condition. A message with no counterpart comes
 // back as "Bitcoin Core: <message>", which no reference error equals, so the difference is reported.
