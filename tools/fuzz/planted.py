@@ -190,17 +190,6 @@ def build(bug, target, jobs):
                                "serdiff_fuzz_libfuzzer", jobs)
 
 
-def core_tree(core_source):
-    """The Core tree the defects are planted in (copies of it): CORE_SRC, or the pinned sdist (fetched once)."""
-    if core_source:
-        return Path(core_source)
-    fetched = subprocess.run([str(ROOT / "subjects" / "core" / "fetch.sh"), str(ROOT / "build" / "core-source")],
-                             stdout=subprocess.PIPE, text=True)
-    if fetched.returncode != 0:
-        sys.exit("planted: fetching the pinned Bitcoin Core source failed (messages above); give CORE_SRC=DIR")
-    return Path(fetched.stdout.strip().splitlines()[-1])
-
-
 def apply_patch(patch, directory, tree, dry_run=False):
     """Applies a Core defect's patch exactly (no fuzz) in `directory`; exits with patch's own words if it does not
     apply. With dry_run nothing is written (so `directory` may be the user's tree)."""
@@ -362,7 +351,7 @@ def run_core(arguments):
     defects = core_defects()
     names = selected(arguments.bugs, defects, "Core defect")
     targets = {name: defects[name]["target"] for name in names}
-    tree = core_tree(subject.core_src())
+    tree = subject.core_tree(subject.core_src(), "planted")
     for name in names:  # every patch must apply before anything is built
         apply_patch(defects[name]["patch"], tree, tree, dry_run=True)
     log(f"planted: {len(names)} Core defect(s), each patched into a copy of {tree}/src under "

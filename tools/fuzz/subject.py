@@ -3,8 +3,11 @@ optimized serializer (serialize/), or "core", Bitcoin Core's own source from COR
 Chosen with --subject/--core-src (make SUBJECT= CORE_SRC=); select() puts the choice in the environment, so the
 tools a tool starts (triage, the planted-bug and mutation runners) work on the same subject."""
 import os
+import subprocess
 import sys
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
 
 SUBJECTS = ("serdiff", "core")
 
@@ -39,6 +42,18 @@ def select(subject, core_source):
     os.environ["SERDIFF_SUBJECT"] = subject
     os.environ["SERDIFF_CORE_SRC"] = core_source
     return subject
+
+
+def core_tree(core_source, tool):
+    """The Core tree a tool works on (it copies it, never writes it): CORE_SRC, or the pinned sdist
+    (subjects/core/fetch.sh, fetched once into build/core-source). `tool` names the tool in the error."""
+    if core_source:
+        return Path(core_source)
+    fetched = subprocess.run([str(ROOT / "subjects" / "core" / "fetch.sh"), str(ROOT / "build" / "core-source")],
+                             stdout=subprocess.PIPE, text=True)
+    if fetched.returncode != 0:
+        sys.exit(f"{tool}: fetching the pinned Bitcoin Core source failed (messages above); give CORE_SRC=DIR")
+    return Path(fetched.stdout.strip().splitlines()[-1])
 
 
 def binary_name(kind, subject=None):

@@ -215,19 +215,8 @@ class CoreSubject(SerdiffSubject):
         return core_coverage_map(self, max(jobs, os.cpu_count() or 1))
 
 
-def core_tree(core_source):
-    """The Core tree: CORE_SRC, or the pinned sdist (subjects/core/fetch.sh, fetched once into build/core-source)."""
-    if core_source:
-        return Path(core_source)
-    fetched = subprocess.run([str(ROOT / "subjects" / "core" / "fetch.sh"), str(ROOT / "build" / "core-source")],
-                             stdout=subprocess.PIPE, text=True)
-    if fetched.returncode != 0:
-        sys.exit("mutate: fetching the pinned Bitcoin Core source failed (messages above); give CORE_SRC=DIR")
-    return Path(fetched.stdout.strip().splitlines()[-1])
-
-
 def make_subject(name, core_source=""):
-    return CoreSubject(core_tree(core_source)) if name == "core" else SerdiffSubject()
+    return CoreSubject(fuzz_subject.core_tree(core_source, "mutate")) if name == "core" else SerdiffSubject()
 
 
 def subject_of_state(state):
