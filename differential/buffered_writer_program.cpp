@@ -148,12 +148,13 @@ void check_fault_run(const std::string& name, const FaultRun& run, const FaultFi
 
 // Where the BufferedWriter may write into a file already closed (Core's, from its destructor: the subject counts
 // those writes and drops them), there must be none unless a flush failed before.
-void check_writes_after_close(const std::string& label, bool flush_failed, std::span<const uint8_t> input)
+template <typename MakeLabel>
+void check_writes_after_close(const MakeLabel& label, bool flush_failed, std::span<const uint8_t> input)
 {
     if constexpr (!subject::kFileDestructorsClose) {
         const size_t writes = subject::buffered_writes_after_close();
         if (writes > 0 && !flush_failed)
-            report_mismatch(label, "the BufferedWriter wrote after its file was closed",
+            report_mismatch(label(), "the BufferedWriter wrote after its file was closed",
                             std::to_string(writes) + " write(s) of a buffer that close() had flushed", input);
     }
 }
@@ -204,7 +205,8 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
         steps.push_back(std::move(step));
     }
 
-    const std::string buffer_label = "buffered_writer (buffer " + std::to_string(buffer) + ")";
+    // Built only when a report needs it (a label string per input costs on this hot path).
+    const auto buffer_label = [&] { return "buffered_writer (buffer " + std::to_string(buffer) + ")"; };
     static MemoryFile buffered_file("serdiff-buffered-writer");
     static MemoryFile direct_file("serdiff-direct-writer");
     static MemoryFile reference_file("serdiff-reference-writer");
@@ -226,7 +228,7 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
                 return;
             }
             if (!may_succeed)
-                report_mismatch(buffer_label, "a call succeeded after close()", std::string(writer) + ", step " + std::to_string(i),
+                report_mismatch(buffer_label(), "a call succeeded after close()", std::string(writer) + ", step " + std::to_string(i),
                                 input);
         };
         for (size_t i = 0; i < steps.size(); ++i) {
@@ -255,7 +257,7 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
                 continue;
             }
             if (buffered->position() != expected.position() || direct.position() != expected.position())
-                report_mismatch(buffer_label, "position after a write differs",
+                report_mismatch(buffer_label(), "position after a write differs",
                                 "after step " + std::to_string(i) + ": BufferedWriter " +
                                     std::to_string(buffered->position()) + ", AutoFile " +
                                     std::to_string(direct.position()) + ", reference " +
@@ -280,7 +282,7 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
     check_writes_after_close(buffer_label, false, input);
     const Bytes wanted = reference_file.contents();
     const char* how = close_explicitly ? " after close()" : " after the destructors";
-    compare_bytes([&] { return buffer_label + " BufferedWriter file" + how; }, buffered_file.contents(), wanted, input);
+    compare_bytes([&] { return buffer_label() + " BufferedWriter file" + how; }, buffered_file.contents(), wanted, input);
     compare_bytes([&] { return std::string("buffered_writer AutoFile file") + how; }, direct_file.contents(), wanted,
                   input);
     if (open_failure) {
@@ -350,7 +352,8 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
         subject::BufferedWriter writer{file, writer_size};
         run(writer, steps);
     });
-    check_writes_after_close("buffered_writer fault mode: BufferedWriter (" + setting + ")", buffered_run.reported, input);
+    check_writes_after_close([&] { return "buffered_writer fault mode: BufferedWriter (" + setting + ")"; },
+                             buffered_run.reported, input);
     const FaultRun direct_run = run_with_fault(direct_faulty, stdio_buffered, start, true, [&](std::FILE* stream, const auto& run) {
         subject::AutoFile file{stream, key};
         run(file, steps);

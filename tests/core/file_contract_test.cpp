@@ -34,6 +34,15 @@ std::vector<std::byte> as_bytes(const serdiff::model::Bytes& data)
     return out;
 }
 
+// A file whose every write fails (EIO) until the test clears the fault.
+FaultFile failing_from_the_start()
+{
+    FaultFile file;
+    file.fault = Fault::io_error;
+    file.fault_offset = 0;
+    return file;
+}
+
 // Fault-free: what the BufferedWriter holds reaches the file obfuscated at its offset, after flush + fclose.
 TEST(CoreFileContract, FlushThenCloseWritesObfuscatedBytes)
 {
@@ -51,9 +60,7 @@ TEST(CoreFileContract, FlushThenCloseWritesObfuscatedBytes)
 // A failed write latches nothing in Core: the same AutoFile writes again once the file accepts bytes.
 TEST(CoreFileContract, AWriteErrorDoesNotLatch)
 {
-    FaultFile file;
-    file.fault = Fault::io_error;
-    file.fault_offset = 0;
+    FaultFile file = failing_from_the_start();
     serdiff::subject::AutoFile autofile{open_fault_file(file, "wb", false), kKey};
     EXPECT_THROW(autofile.write(kPlain), std::ios_base::failure);
     file.fault = Fault::none;
@@ -69,9 +76,7 @@ TEST(CoreFileContract, AWriteErrorDoesNotLatch)
 // from a noexcept destructor: std::terminate.)
 TEST(CoreFileContract, ARetriedFlushWritesThePlainBytes)
 {
-    FaultFile file;
-    file.fault = Fault::io_error;
-    file.fault_offset = 0;
+    FaultFile file = failing_from_the_start();
     serdiff::subject::AutoFile autofile{open_fault_file(file, "wb", false), kKey};
     {
         serdiff::subject::BufferedWriter writer{autofile, 8};
@@ -91,9 +96,7 @@ TEST(CoreFileContract, ARetriedFlushWritesThePlainBytes)
 TEST(CoreFileContract, TheDestructorsRetryAfterCloseIsCounted)
 {
     const size_t before = serdiff::subject::buffered_writes_after_close();
-    FaultFile file;
-    file.fault = Fault::io_error;
-    file.fault_offset = 0;
+    FaultFile file = failing_from_the_start();
     serdiff::subject::AutoFile autofile{open_fault_file(file, "wb", false), kKey};
     {
         serdiff::subject::BufferedWriter writer{autofile, 8};
