@@ -12,10 +12,21 @@
 //   DeserializeBlock/<block>/<name>-nohash  SpanReader >> CBlockHeader >> TX_WITH_WITNESS(vector of
 //                                         CMutableTransaction): the same decode, no hashing; compared with optimized
 //   SizeComputerBlock/<block>/<name>      GetSerializeSize(TX_WITH_WITNESS(block)), compared with optimized
+//   WriteBlock/<block>:xor|plain/<name>-buffered    the block record (magic, size, block) through a BufferedWriter
+//                                         onto an AutoFile with (xor) or without (plain) an Obfuscation key, as
+//                                         node/blockstorage.cpp's WriteBlock; compared with optimized-buffered
+//   WriteBlock/<block>:xor|plain/<name>-unbuffered  the same record written into the AutoFile directly (every field
+//                                         one AutoFile::write); compared with autofile-unbuffered
+//   ReadBlock/<block>:xor|plain/<name>-unbuffered   the record read back field by field from the AutoFile (magic,
+//                                         size, CBlock); compared with autofile-unbuffered
+// The file cases write and read files in --scratch (default bench-out/files), named core-<name>-*.dat.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -31,6 +42,7 @@
 #include <serialize.h>
 #include <streams.h>
 #include <uint256.h>
+#include <util/obfuscation.h>
 
 #ifndef SERDIFF_CORE_TREE
 #define SERDIFF_CORE_TREE "?"
@@ -73,7 +85,88 @@ uint256 merkle_root(const CBlock& block)
     return level.empty() ? uint256{} : level.front();
 }
 
-void add_core_cases(const std::shared_ptr<const BenchBlock>& block, const std::string& name, std::vector<Case>& cases)
+constexpr std::array<std::byte, 4> kMagic{std::byte{0xf9}, std::byte{0xbe}, std::byte{0xb4}, std::byte{0xd9}};
+// The key of serdiff_bench's ":xor" file rows (bench/cases.cpp kKey).
+constexpr std::array<std::byte, Obfuscation::KEY_SIZE> kKey{std::byte{0x1f}, std::byte{0x2e}, std::byte{0x3d},
+                                                            std::byte{0x4c}, std::byte{0x5b}, std::byte{0x6a},
+                                                            std::byte{0x79}, std::byte{0x88}};
+
+std::FILE* open_file(const std::filesystem::path& path, const char* mode)
+{
+    std::FILE* file = std::fopen(path.c_str(), mode);
+    if (!file) throw std::runtime_error("cannot open " + path.string());
+    return file;
+}
+
+template <typename Stream>
+void write_record(Stream& out, const CBlock& block, uint32_t size)
+{
+    out << kMagic << size << TX_WITH_WITNESS(block);
+}
+
+void close_file(AutoFile& file, const std::string& what)
+{
+    require(file.fclose() == 0, what + ": fclose");
+}
+
+// WriteBlock and ReadBlock: Core's AutoFile, Obfuscation and BufferedWriter on a file in the scratch directory,
+// written in place ("r+b", as serdiff_bench's rows: no truncation is timed). Each case runs once untimed and the
+// file it wrote is read back and checked (un-XORed) against the block's bytes.
+void add_core_file_cases(const std::shared_ptr<const BenchBlock>& block, const std::shared_ptr<CBlock>& parsed,
+                         const std::string& name, const std::filesystem::path& scratch_dir, std::vector<Case>& cases)
+{
+    const uint64_t size = block->bytes.size();
+    std::filesystem::create_directories(scratch_dir);
+    for (const bool keyed : {false, true}) {
+        const Obfuscation obfuscation = keyed ? Obfuscation{kKey} : Obfuscation{};
+        const std::string subject = block->label + (keyed ? ":xor" : ":plain");
+        const auto path = scratch_dir / ("core-" + name + "-" + block->label + (keyed ? "-xor" : "-plain") + ".dat");
+        { std::FILE* created = open_file(path, "wb"); std::fclose(created); }
+        auto check_file = [block, path, obfuscation, size, subject, name](const std::string& how) {
+            std::vector<std::byte> bytes(size + 8);
+            std::FILE* file = open_file(path, "rb");
+            const size_t got = std::fread(bytes.data(), 1, bytes.size(), file);
+            std::fclose(file);
+            require(got == bytes.size(), subject + " " + name + how + " file size");
+            obfuscation(bytes, 0);
+            require(std::equal(kMagic.begin(), kMagic.end(), bytes.begin()), subject + " " + name + how + " magic");
+            require(std::memcmp(bytes.data() + 8, block->bytes.data(), size) == 0,
+                    subject + " " + name + how + " block bytes in the file");
+        };
+        auto add = [&](const char* group, const std::string& implementation, std::function<void()> run,
+                       const std::string& how) {
+            run();
+            if (std::string{group} == "WriteBlock") check_file(how);
+            cases.push_back({group, subject, implementation, size, 1, std::move(run), {}});
+        };
+        add("WriteBlock", name + "-buffered", [parsed, path, obfuscation, size] {
+            AutoFile file{open_file(path, "r+b"), obfuscation};
+            {
+                BufferedWriter writer{file};
+                write_record(writer, *parsed, uint32_t(size));
+            }
+            close_file(file, "WriteBlock buffered");
+        }, "-buffered");
+        add("WriteBlock", name + "-unbuffered", [parsed, path, obfuscation, size] {
+            AutoFile file{open_file(path, "r+b"), obfuscation};
+            write_record(file, *parsed, uint32_t(size));
+            close_file(file, "WriteBlock unbuffered");
+        }, "-unbuffered");
+        add("ReadBlock", name + "-unbuffered", [path, obfuscation, size, subject] {
+            AutoFile file{open_file(path, "rb"), obfuscation};
+            std::array<std::byte, 4> magic;
+            uint32_t record_size{0};
+            CBlock decoded;
+            file >> magic >> record_size >> TX_WITH_WITNESS(decoded);
+            require(magic == kMagic && record_size == size, subject + " ReadBlock record header");
+            benchmark::DoNotOptimize(decoded.vtx.data());
+            close_file(file, "ReadBlock");
+        }, "");
+    }
+}
+
+void add_core_cases(const std::shared_ptr<const BenchBlock>& block, const std::string& name,
+                    const std::filesystem::path& scratch_dir, std::vector<Case>& cases)
 {
     const uint64_t size = block->bytes.size();
     const std::string& label = block->label;
@@ -123,6 +216,7 @@ void add_core_cases(const std::shared_ptr<const BenchBlock>& block, const std::s
         benchmark::DoNotOptimize(decoded.vtx.data());
     });
     add("SizeComputerBlock", name, [parsed] { benchmark::DoNotOptimize(GetSerializeSize(TX_WITH_WITNESS(*parsed))); });
+    add_core_file_cases(block, parsed, name, scratch_dir, cases);
 }
 
 }  // namespace
@@ -141,7 +235,7 @@ std::vector<Case> make_cases(const CaseSetup& setup, std::vector<std::string>& n
                     "'");
     std::vector<Case> cases;
     for (const BenchBlock& bench_block : setup.blocks)
-        add_core_cases(std::make_shared<const BenchBlock>(bench_block), name, cases);
+        add_core_cases(std::make_shared<const BenchBlock>(bench_block), name, setup.scratch_dir, cases);
     return cases;
 }
 

@@ -67,6 +67,9 @@ CORE_SOURCE_PAIRS = [
     ("DeserializeBlock", "optimized", "-nohash", "decode, no hashing"),
     ("DeserializeBlock", "optimized+txids", "", "decode + txid/wtxid"),
     ("SizeComputerBlock", "optimized", "", "size computer"),
+    ("WriteBlock", "optimized-buffered", "-buffered", "block record through a BufferedWriter onto an AutoFile"),
+    ("WriteBlock", "autofile-unbuffered", "-unbuffered", "block record into an AutoFile, field by field"),
+    ("ReadBlock", "autofile-unbuffered", "-unbuffered", "block record from an AutoFile, field by field"),
 ]
 DEFAULT_CORE_NAME = "core-src"
 STORE_GOALS = [
@@ -194,7 +197,8 @@ def core_source_comparisons(results, field):
     [{core_name, subject, group, what, optimized, core, optimized_value, core_value, ratio}], ratio being
     core / optimized (how many times faster, or fewer instructions, the optimized side is)."""
     comparisons = []
-    subjects = sorted({key[1] for key in results if key[0] == "SerializeBlock"}, key=natural_key)
+    groups = {pair[0] for pair in CORE_SOURCE_PAIRS}
+    subjects = sorted({key[1] for key in results if key[0] in groups}, key=natural_key)
     for name in core_names(results):
         for subject in subjects:
             for group, optimized, suffix, what in CORE_SOURCE_PAIRS:
@@ -377,7 +381,7 @@ def tag_core_rows(results, name, binary):
 # The groups whose rows a Core-from-source binary has. With --core-binary, each (group, block) of them runs as its
 # own slot: serdiff_bench's rows of that group and block, then each Core binary's, seconds apart, so that on a
 # shared machine the rows compared see the same load; the rest of serdiff_bench runs after the slots.
-CORE_SOURCE_GROUPS = ("SerializeBlock", "DeserializeBlock", "SizeComputerBlock")
+CORE_SOURCE_GROUPS = ("SerializeBlock", "DeserializeBlock", "SizeComputerBlock", "WriteBlock", "ReadBlock")
 
 
 def list_cases(binary, extra):
