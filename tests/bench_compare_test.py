@@ -258,6 +258,18 @@ class Compare(unittest.TestCase):
                             for row in result["rows"]))
         self.assertIn("--no-callgrind", result["command"])
 
+    def test_callgrind_failure_keeps_the_times(self):
+        self.fake()
+
+        def failing(binary, side, out):
+            raise RuntimeError("bench: callgrind run failed with status 1")
+
+        bench_compare.run_callgrind = failing
+        result, _ = self.compare()
+        self.assertEqual(result["status"], "measured")
+        self.assertIn("callgrind failed", result["message"])
+        self.assertTrue(all(row["speedup"] == 2.0 and row["head_instructions"] is None for row in result["rows"]))
+
     def test_build_failure_is_an_error_not_an_exception(self):
         self.fake(build_error="head")
         result, _ = self.compare()
