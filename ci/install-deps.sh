@@ -12,6 +12,7 @@ packages=(
   libbenchmark-dev valgrind                              # make bench (Google Benchmark), make bench-callgrind
   libssl-dev libsecp256k1-dev                            # SHA-256 (OpenSSL), EC key decompression
   python3-dev python3-pip                                # python-bitcoinlib peer: embedded libpython, pip
+  chromium                                               # make test's HTML page test (ctest html_report)
 )
 
 # The rust-bitcoin and btcd peers (differential/oracles/) need cargo and go, which the project's machines
