@@ -298,10 +298,17 @@ class Build(unittest.TestCase):
     def test_configured_tree(self):
         with tempfile.TemporaryDirectory() as build_dir:
             self.assertIsNone(bench_compare.configured_tree(build_dir))
-            (Path(build_dir) / "CMakeCache.txt").write_text("FOO:BOOL=ON\nSERDIFF_CORE_TREE:INTERNAL=/x/bitcoin\n")
+            cache = Path(build_dir) / "CMakeCache.txt"
+            cache.write_text("FOO:BOOL=ON\nSERDIFF_CORE_SRC:PATH=/x/bitcoin\nSERDIFF_CORE_TREE:INTERNAL=/x/bitcoin\n")
             self.assertIsNone(bench_compare.configured_tree(build_dir))     # no build.ninja: not configured
             (Path(build_dir) / "build.ninja").write_text("")
             self.assertEqual(bench_compare.configured_tree(build_dir), "/x/bitcoin")
+            # a configure for another tree that failed: SERDIFF_CORE_SRC moved, SERDIFF_CORE_TREE did not
+            cache.write_text("SERDIFF_CORE_SRC:PATH=/y/broken\nSERDIFF_CORE_TREE:INTERNAL=/x/bitcoin\n")
+            self.assertIsNone(bench_compare.configured_tree(build_dir))
+            # the pinned sdist (no SERDIFF_CORE_SRC): never taken for a given tree
+            cache.write_text("SERDIFF_CORE_SRC:PATH=\nSERDIFF_CORE_TREE:INTERNAL=/x/bitcoin\n")
+            self.assertIsNone(bench_compare.configured_tree(build_dir))
 
 
 if __name__ == "__main__":

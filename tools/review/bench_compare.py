@@ -222,14 +222,21 @@ def core_tree(tree):
 
 
 def configured_tree(build_dir):
-    """The Core tree a build directory was configured for (its CMakeCache's SERDIFF_CORE_TREE), or None."""
+    """The Core tree a build directory was configured for, or None: its CMakeCache's SERDIFF_CORE_TREE (what the
+    last successful configure compiled) when SERDIFF_CORE_SRC (what was asked last) names the same tree. A
+    configure that failed leaves them different, and the directory counts as not configured."""
     cache = Path(build_dir) / "CMakeCache.txt"
     if not cache.is_file() or not (Path(build_dir) / "build.ninja").is_file():
         return None
+    values = {}
     for line in cache.read_text(errors="replace").splitlines():
-        if line.startswith("SERDIFF_CORE_TREE:"):
-            return line.split("=", 1)[1].strip()
-    return None
+        for variable in ("SERDIFF_CORE_TREE", "SERDIFF_CORE_SRC"):
+            if line.startswith(variable + ":"):
+                values[variable] = line.split("=", 1)[1].strip()
+    tree = values.get("SERDIFF_CORE_TREE")
+    if not tree or not values.get("SERDIFF_CORE_SRC") or os.path.abspath(values["SERDIFF_CORE_SRC"]) != tree:
+        return None
+    return tree
 
 
 def tail(path, count=BUILD_LOG_LINES):
@@ -243,8 +250,8 @@ def build(side, tree, jobs, log):
     """Configures (when not configured for this tree) and builds serdiff_bench_core for one side: (binary, None)
     or (None, error message with the log's path and last lines)."""
     build_dir = BUILD_DIRS[side]
-    log_path = WORK / f"bench-{side}.log"
-    WORK.mkdir(parents=True, exist_ok=True)
+    log_path = build_dir.parent / f"{build_dir.name}.log"
+    build_dir.parent.mkdir(parents=True, exist_ok=True)
     commands = []
     if configured_tree(build_dir) != str(tree):
         commands.append(["cmake", "--preset", PRESET, "-B", str(build_dir), f"-DSERDIFF_CORE_SRC={tree}",
