@@ -249,6 +249,14 @@ class Compare(unittest.TestCase):
         self.assertIn("| 413567 | SerializeBlock: serialize into a reused buffer | 100.0 | 50.0 | 2.000 | 1,000 | 800 | "
                       "1.2500 |", table)
 
+    def test_load_warning(self):
+        result = {"status": "measured", "message": "", "command": "c", "load": [0.5, 0.5, 0.5],
+                  "load_after": [0.7, 0.6, 0.5], "rounds": 1,
+                  "rows": bench_compare.combine({all_keys()[0]: 1.0}, {all_keys()[0]: 1.0})}
+        self.assertNotIn("unreliable", bench_compare.markdown(result))
+        result["load_after"] = [1000.0, 1.0, 1.0]
+        self.assertIn("the times are unreliable", bench_compare.markdown(result))
+
     def test_no_callgrind(self):
         self.fake()
         result, _ = self.compare(callgrind=False)

@@ -194,6 +194,11 @@ def markdown(result):
               f"Re-run: `{result.get('command', '')}`", ""]
     if not result.get("rows"):
         return "\n".join(lines) + "\n"
+    cores = os.cpu_count() or 1
+    peak = max([*(result.get("load") or [0])[:1], *(result.get("load_after") or [0])[:1]])
+    if peak > cores:
+        lines += [f"**The 1-minute load reached {peak:.2f} on {cores} cores: the times are unreliable (rows the change "
+                  "does not touch may move too); the instruction counts are not affected by load.**", ""]
     lines += ["Times: wall clock per operation, Core's SHA-256 as SHA256AutoDetect() picks it on this CPU. Instructions: "
               "callgrind, where SHA256AutoDetect() finds no SHA-NI (valgrind's CPUID lacks it), so the txid-hashing "
               "rows count another SHA-256 implementation than the one timed; the same on both sides.", ""]
