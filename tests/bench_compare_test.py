@@ -242,7 +242,8 @@ class Compare(unittest.TestCase):
         for row in result["rows"]:
             self.assertAlmostEqual(row["speedup"], 2.0)
             self.assertAlmostEqual(row["instruction_ratio"], 1.25)
-        self.assertTrue(all(line.startswith("bench [") for line in lines))
+        self.assertTrue(any(line.startswith("time: round 3/3 (base then head)") for line in lines), lines)
+        self.assertTrue(any(line.startswith("measured: wrote ") for line in lines), lines)
         written = json.loads((self.out / "bench.json").read_text())
         self.assertEqual(written, json.loads(json.dumps(result)))
         table = (self.out / "bench.md").read_text()

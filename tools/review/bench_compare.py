@@ -333,12 +333,10 @@ def compare(base_tree: Path, head_tree: Path, out: Path, jobs: int = 2, rounds: 
             callgrind: bool = True, min_time: float = MIN_TIME) -> dict:
     """Builds serdiff_bench_core from both trees, times them interleaved over `rounds` rounds, counts their
     instructions under callgrind (unless callgrind=False), writes out/bench.json and out/bench.md and returns the
-    dict written. A build or run failure gives status "error" and its message; it never raises for one."""
-    started = time.time()
+    dict written. A build or run failure gives status "error" and its message; it never raises for one. log gets
+    one progress line per step (the CLI prefixes the seconds since its start)."""
     out = Path(out)
-
-    def progress(message):
-        log(f"bench [{time.time() - started:7.1f} s] {message}")
+    progress = log  # the CLI's log adds the seconds since the start; review.py's adds its own
 
     result = {"status": "error", "message": "", "command": rerun_command(base_tree, head_tree, out, rounds, callgrind),
               "load": load_average(), "load_after": None, "rounds": rounds, "rows": []}
@@ -401,8 +399,13 @@ def main(argv=None):
     parser.add_argument("--min-time", type=float, default=MIN_TIME, help="seconds per case and run")
     parser.add_argument("--no-callgrind", action="store_true", help="time only, no instruction counts")
     arguments = parser.parse_args(argv)
+    started = time.time()
+
+    def log(message):
+        print(f"bench [{time.time() - started:7.1f} s] {message}", file=sys.stderr, flush=True)
+
     result = compare(arguments.base_tree, arguments.head_tree, arguments.out, jobs=arguments.jobs,
-                     rounds=arguments.rounds, log=lambda line: print(line, file=sys.stderr, flush=True),
+                     rounds=arguments.rounds, log=log,
                      callgrind=not arguments.no_callgrind, min_time=arguments.min_time)
     print(markdown(result), end="")
     return 0 if result["status"] == "measured" else 1
