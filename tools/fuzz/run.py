@@ -387,6 +387,11 @@ def write_summary(runs, findings, path):
                                      for e, x, rate, rss, edges, features, now in r.samples]} for r in runs],
                "findings": triage.findings_json(findings)}
     path.write_text(json.dumps(summary, indent=1) + "\n")
+    from importlib import util  # tools/report/html.py by path (on sys.path its name would shadow the stdlib's html)
+    spec = util.spec_from_file_location("serdiff_report_html", ROOT / "tools" / "report" / "html.py")
+    page = util.module_from_spec(spec)
+    spec.loader.exec_module(page)
+    page.write_fuzz_page(summary, path.parent / "index.html")
 
 
 def fuzz(arguments):
@@ -414,7 +419,8 @@ def report(runs, minimize_seconds=triage.DEFAULT_MINIMIZE_SECONDS):
                 f"{r.log_path.relative_to(ROOT)}")
     write_summary(runs, findings, OUT / "summary.json")
     log(f"\nfuzz: {len(crashes)} crash file(s) → {len(findings)} unique finding(s); summary in "
-        f"{(OUT / 'summary.json').relative_to(ROOT)}, logs in {(OUT / 'logs').relative_to(ROOT)}/")
+        f"{(OUT / 'summary.json').relative_to(ROOT)} (page: {(OUT / 'index.html').relative_to(ROOT)}), logs in "
+        f"{(OUT / 'logs').relative_to(ROOT)}/")
     return 1 if crashes or any(r.engine_failed for r in runs) else 0
 
 

@@ -1181,6 +1181,11 @@ def write_report(state, out, prefix=""):
     for line in lines[4:10]:
         log(line)
     log(f"mutate: report in {out / (prefix + 'report.md')} and {out / (prefix + 'report.json')}")
+    from importlib import util  # tools/report/html.py by path (on sys.path its name would shadow the stdlib's html)
+    spec = util.spec_from_file_location("serdiff_report_html", ROOT / "tools" / "report" / "html.py")
+    page = util.module_from_spec(spec)
+    spec.loader.exec_module(page)
+    log(f"mutate: HTML page in {page.write_mutate_page(summary, out / (prefix + 'index.html'))}")
 
 
 def merge_states(arguments):

@@ -7,8 +7,8 @@ escaped. Missing or optional keys show "not measured"; nothing here raises on a 
   python3 tools/report/html.py mutate mutate-out/report.json -o mutate-out/index.html
   python3 tools/report/html.py fuzz   fuzz-out/summary.json  -o fuzz-out/index.html
 
-From Python, load this file by path (its name shadows the standard library's `html` module, so do not put
-tools/report on sys.path), or import the package as `report.html` with tools/ on sys.path:
+From Python, load this file by path under its own module name: its name would shadow the standard library's `html`
+on sys.path (and tools/ on sys.path would make it `report`, bench/report.py's name):
 
   spec = importlib.util.spec_from_file_location("serdiff_report_html", ROOT / "tools" / "report" / "html.py")
   page = importlib.util.module_from_spec(spec); spec.loader.exec_module(page)
