@@ -230,6 +230,9 @@ class Pages(unittest.TestCase):
         self.assertIn("0102030405ff07", finding.one("pre", "input-hex").text())
         self.assertIn("offset 5: optimized 06, reference 66", finding.one("pre", "first-difference").text())
         self.assertIn(">66< 07 08", finding.one("pre", "report").text())
+        self.assertEqual(finding.one("span", "in-base").attrs["data-in-base"], "0")
+        self.assertEqual(finding.one("code", "base-replay").text(), row["base_replay"])
+        self.assertEqual([li.text() for li in self.dom["review"].find_all("li", "note")], self.data["review"]["notes"])
 
     def test_review_bench(self):
         dom, rows = self.dom["review"], self.data["review"]["bench"]["rows"]

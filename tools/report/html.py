@@ -308,14 +308,26 @@ def finding_block(step, row):
         pairs.append(("what", f'<span class="what">{esc(row["what"])}</span>', None))
     if row.get("status") is not None:
         pairs.append(("exit status", esc(row["status"]), None))
+    if finite(row.get("input_size")):
+        pairs.append(("input size", number(row["input_size"], unit=" bytes"), None))
     pairs.append(("replay", f'<code class="replay">{text_or_missing(row.get("replay"))}</code>', None))
+    if "in_base" in row:
+        pairs.append(("BASE", f'<span class="in-base"{attrs(data_in_base="1" if row["in_base"] else "0")}>'
+                      + ("fails on it too: not introduced by the change" if row["in_base"] else
+                         "agrees: new in HEAD") + "</span>", None))
+    if row.get("base_replay"):
+        pairs.append(("replay on BASE", f'<code class="base-replay">{esc(row["base_replay"])}</code>', None))
+    if row.get("minimized_replay"):
+        pairs.append(("replay minimized", f'<code class="minimized-replay">{esc(row["minimized_replay"])}</code>',
+                      None))
     parts.append(facts(pairs))
     if "input_hex" in row:
         parts.append("<h4>input (hex)</h4>" + generic(row.get("input_hex"), "input-hex"))
     if "first_difference" in row:
         parts.append("<h4>first difference</h4>" + generic(row.get("first_difference"), "first-difference"))
     if "minimized" in row:
-        parts.append("<h4>minimized</h4>" + generic(row.get("minimized"), "minimized"))
+        size = f" ({number(row['minimized_size'], unit=' bytes')})" if finite(row.get("minimized_size")) else ""
+        parts.append(f"<h4>minimized{size}</h4>" + generic(row.get("minimized"), "minimized"))
     if row.get("report"):
         parts.append("<h4>report</h4>" + pre_lines(row.get("report"), "report"))
     return f'<article{attrs(class_="finding", data_target=target, data_step=step)}>' + "".join(parts) + "</article>"
@@ -373,6 +385,10 @@ def render_review(results):
         verdict += f'<p class="message">{esc(results["message"])}</p>'
     if reasons:
         verdict += '<ul id="reasons">' + "".join(f'<li class="reason">{esc(r)}</li>' for r in reasons) + "</ul>"
+    notes = [n for n in as_list(results.get("notes"))]
+    if notes:
+        verdict += '<p>notes (not failing the change):</p><ul id="notes">' + "".join(
+            f'<li class="note">{esc(n)}</li>' for n in notes) + "</ul>"
     body.append(verdict + "</section>")
 
     # the revisions
@@ -480,6 +496,14 @@ def render_review(results):
         keys = ("generated", "invalid", "equivalent", "killed", "survived", "not_reached")
         body.append(facts([(k.replace("_", " "), number(summary.get(k)), f"mutation-{k.replace('_', '-')}")
                            for k in keys] + [("score", number(summary.get("score"), 1, " %"), "mutation-score")]))
+    if mutation.get("report"):
+        body.append(f'<p>make mutate\'s report: <code class="mutation-report">{esc(mutation["report"])}</code></p>')
+    if as_list(mutation.get("unmutated_files")):
+        body.append("<p>changed files make mutate does not mutate: " + ", ".join(
+            f"<code>{esc(name)}</code>" for name in mutation["unmutated_files"]) + "</p>")
+    if as_dict(mutation.get("left_out_targets")):
+        body.append("<p>targets left out (their corpus fails on the unmutated tree):</p><ul>" + "".join(
+            f"<li><code>{esc(k)}</code>: {esc(v)}</li>" for k, v in mutation["left_out_targets"].items()) + "</ul>")
     rest = [m for m in mutants if id(m) not in shown_mutants]
     if rest:
         body.append("<h3>mutants on other files</h3>" + mutant_table(rest, show_file=True))
@@ -498,8 +522,12 @@ def render_review(results):
     body.append('<h2>Benchmark: BASE against HEAD</h2><section id="bench"'
                 + attrs(data_status=bench.get("status") or NOT_MEASURED) + ">" + status_note(bench, "benchmark"))
     load = [x for x in as_list(bench.get("load")) if finite(x)]
+    after = [x for x in as_list(bench.get("load_after")) if finite(x)]
     if load:
-        body.append(f'<p id="bench-load">machine load (1, 5, 15 min): {esc(", ".join(f"{x:.2f}" for x in load))}</p>')
+        body.append(f'<p id="bench-load">machine load (1, 5, 15 min): {esc(", ".join(f"{x:.2f}" for x in load))}'
+                    + (f'; after: {esc(", ".join(f"{x:.2f}" for x in after))}' if after else "")
+                    + (f"; {esc(bench['rounds'])} interleaved rounds" if finite(bench.get("rounds")) else "")
+                    + "</p>")
     if bench_rows:
         rows = []
         for r in bench_rows:
