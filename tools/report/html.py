@@ -56,6 +56,7 @@ article.finding{border:1px solid #cf222e;border-radius:6px;padding:6px 12px;marg
 svg text{font:11px system-ui,sans-serif;fill:#1d2329}svg .bar{fill:#0969da}svg .bar.slower{fill:#cf222e}
 svg .parity{stroke:#57606a;stroke-dasharray:3 3}svg .axis{stroke:#8c959f}
 svg polyline{fill:none;stroke-width:2}svg .exec-rate{stroke:#0969da}svg .coverage{stroke:#bf8700}
+svg circle.exec-rate{fill:#0969da}svg circle.coverage{fill:#bf8700}
 svg .rss{stroke:#8250df;stroke-dasharray:4 2}
 dl.facts{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.facts dt{font-weight:600}
 dl.facts dd{margin:0}
@@ -285,6 +286,8 @@ def mutant_table(mutants, id_=None, show_file=False):
         how = m.get("how") or m.get("phase")
         by = (esc(killer) + (f" ({esc(how)})" if how else "")) if status == "killed" and killer else ""
         detail = " ".join(esc(x) for x in (m.get("check"), m.get("detail")) if x)
+        if status == "survived" and as_list(m.get("targets")):
+            detail += f'<br><span class="muted">targets that ran: {esc(", ".join(map(str, m["targets"])))}</span>'
         cells = [f'<td class="id"><code>{esc(m.get("id"))}</code></td>']
         if show_file:
             cells.append(f"<td>{esc(m.get('file'))}</td>")
@@ -639,11 +642,11 @@ def plot(run, width=560, height=170):
     def series(key):
         points = [(s["elapsed_s"], s[key]) for s in samples if finite(s.get(key))]
         peak = max([v for _, v in points] + [1])
-        return peak, " ".join(f"{left + inner_w * t / span:.1f},{top + inner_h * (1 - v / peak):.1f}"
-                              for t, v in points), len(points)
+        xy = [(left + inner_w * t / span, top + inner_h * (1 - v / peak)) for t, v in points]
+        return peak, " ".join(f"{x:.1f},{y:.1f}" for x, y in xy), len(points), xy
 
-    rate_peak, rate_points, rate_n = series("exec_per_s")
-    cov_peak, cov_points, cov_n = series("edges")
+    rate_peak, rate_points, rate_n, rate_xy = series("exec_per_s")
+    cov_peak, cov_points, cov_n, cov_xy = series("edges")
     out = [f'<svg{attrs(class_="fuzz-plot", data_target=run.get("target"), data_engine=run.get("engine"), width=width, height=height)}'
            f' role="img"><title>{esc(run.get("target"))} ({esc(run.get("engine"))}): exec/s and coverage over '
            f'time</title>',
@@ -654,12 +657,16 @@ def plot(run, width=560, height=170):
            f'<text x="{left + inner_w}" y="{height - 6}" text-anchor="end">{span:g} s</text>',
            f'<text x="{left - 4}" y="{top + 10}" text-anchor="end" class="exec-rate-label">{rate_peak:,.0f}</text>',
            f'<text x="{left - 4}" y="{top + inner_h}" text-anchor="end">0</text>',
-           f'<text x="{left + inner_w + 4}" y="{top + 10}" class="coverage-label">{cov_peak:,.0f}</text>',
+           f'<text x="{left + inner_w + 4}" y="{top + 10}" class="coverage-label">'
+           f'{f"{cov_peak:,.0f}" if cov_n else "-"}</text>',
            f'<text x="{left + inner_w + 4}" y="{top + inner_h}">0</text>']
     if rate_n:
         out.append(f'<polyline class="exec-rate" data-points="{rate_n}" points="{rate_points}"></polyline>')
     if cov_n:
         out.append(f'<polyline class="coverage" data-points="{cov_n}" points="{cov_points}"></polyline>')
+    for css, xy in (("exec-rate", rate_xy), ("coverage", cov_xy)):  # dots: a single sample shows too
+        if len(xy) <= 120:
+            out += [f'<circle class="dot {css}" cx="{x:.1f}" cy="{y:.1f}" r="2.5"></circle>' for x, y in xy]
     if not rate_n and not cov_n:
         out.append(f'<text x="{left + 8}" y="{top + inner_h / 2}" class="not-measured">no samples '
                    f'({NOT_MEASURED})</text>')
@@ -691,7 +698,7 @@ def render_fuzz(summary):
                        "1": f"{len(runs)} run(s): {bad} with a crash or a failed engine, {len(findings)} unique "
                             f"finding(s)"}[status]) + "</strong></section>")
     body.append(facts([("subject", text_or_missing(summary.get("subject")), None),
-                       ("Core source", text_or_missing(summary.get("core_src")), None)]))
+                       ("Core source", esc(summary.get("core_src") or "-"), None)]))
     rows = []
     for r in runs:
         state = run_state(r)
@@ -704,7 +711,7 @@ def render_fuzz(summary):
                       esc(r.get("coverage")) if r.get("coverage") not in (None, "-") else
                       f'<span class="not-measured">{NOT_MEASURED}</span>',
                       f"{number(r.get('corpus_before'))} → {number(r.get('corpus_after'))}",
-                      f'<td class="num">{number(r.get("peak_rss_mb"), unit=" MB")}</td>',
+                      f'<td class="num">{number(r.get("peak_rss_mb") or None, unit=" MB")}</td>',  # 0: none reported
                       ("skipped: " + esc(r.get("skipped"))) if state == "skipped" else
                       '<span class="bad">engine failed</span>' if state == "engine-failed" else
                       f'<span class="bad">{len(crashes)} crash file(s)</span>' if crashes else '<span class="ok">0</span>',
