@@ -303,7 +303,8 @@ class Pages(unittest.TestCase):
             by_status[m.attrs["data-status"]] = by_status.get(m.attrs["data-status"], 0) + 1
         self.assertEqual(by_status, {"killed": 4, "survived": 2, "invalid": 2, "equivalent": 1})
         self.assertEqual(len([m for m in mutants if m.attrs.get("data-not-reached") == "1"]), 1)
-        self.assertEqual(sorted(s.attrs["data-file"] for s in dom.find_all("section", "file")), sorted(data["per_file"]))
+        self.assertEqual(sorted(s.attrs["data-file"] for s in dom.find_all("section", "file")),
+                         sorted(data["per_file"]))
         self.assertEqual(len(dom.one(id="per-file").find_all("tr", "file-row")), len(data["per_file"]))
         survived = dom.one("tr", "mutant", data_id="serialize/file.h#726")
         self.assertEqual(survived.attrs["data-status"], "survived")
@@ -340,8 +341,10 @@ class Pages(unittest.TestCase):
             self.assertEqual(len(plots), 1)
             rate = plots[0].find_all("polyline", "exec-rate")
             coverage = plots[0].find_all("polyline", "coverage")
-            self.assertEqual(points(rate[0]) if rate else 0, sum(s["exec_per_s"] is not None for s in run["samples"]))
-            self.assertEqual(points(coverage[0]) if coverage else 0, sum(s["edges"] is not None for s in run["samples"]))
+            self.assertEqual(points(rate[0]) if rate else 0,
+                             sum(s["exec_per_s"] is not None for s in run["samples"]))
+            self.assertEqual(points(coverage[0]) if coverage else 0,
+                             sum(s["edges"] is not None for s in run["samples"]))
         transaction = dom.one("svg", "fuzz-plot", data_target="transaction", data_engine="libfuzzer")
         self.assertEqual(points(transaction.one("polyline", "exec-rate")), 6)
         self.assertEqual(points(transaction.one("polyline", "coverage")), 6)

@@ -355,7 +355,9 @@ def bench_chart(rows, id_="bench-chart"):
             out.append(f'<text x="{label_w + 4}" y="{y + 14}" class="muted">{NOT_MEASURED}</text>')
             continue
         width = max(1.0, value * scale)
-        out.append(f'<rect{attrs(class_="bar" + (" slower" if value < 1 else ""), data_group=row.get("group"), data_speedup=f"{value:.4g}")}'
+        bar = attrs(class_="bar" + (" slower" if value < 1 else ""), data_group=row.get("group"),
+                    data_speedup=f"{value:.4g}")
+        out.append(f'<rect{bar}'
                    f' x="{label_w}" y="{y + 2}" width="{width:.1f}" height="{row_h - 6}"></rect>')
         out.append(f'<text x="{label_w + width + 4:.1f}" y="{y + 14}">{value:.3f}×</text>')
     parity = label_w + scale
@@ -647,7 +649,9 @@ def plot(run, width=560, height=170):
 
     rate_peak, rate_points, rate_n, rate_xy = series("exec_per_s")
     cov_peak, cov_points, cov_n, cov_xy = series("edges")
-    out = [f'<svg{attrs(class_="fuzz-plot", data_target=run.get("target"), data_engine=run.get("engine"), width=width, height=height)}'
+    svg = attrs(class_="fuzz-plot", data_target=run.get("target"), data_engine=run.get("engine"), width=width,
+                height=height)
+    out = [f'<svg{svg}'
            f' role="img"><title>{esc(run.get("target"))} ({esc(run.get("engine"))}): exec/s and coverage over '
            f'time</title>',
            f'<line class="axis" x1="{left}" y1="{top + inner_h}" x2="{left + inner_w}" y2="{top + inner_h}"></line>',
@@ -714,7 +718,8 @@ def render_fuzz(summary):
                       f'<td class="num">{number(r.get("peak_rss_mb") or None, unit=" MB")}</td>',  # 0: none reported
                       ("skipped: " + esc(r.get("skipped"))) if state == "skipped" else
                       '<span class="bad">engine failed</span>' if state == "engine-failed" else
-                      f'<span class="bad">{len(crashes)} crash file(s)</span>' if crashes else '<span class="ok">0</span>',
+                      f'<span class="bad">{len(crashes)} crash file(s)</span>' if crashes else
+                      '<span class="ok">0</span>',
                       f"<code>{esc(r.get('log'))}</code>"]))
     body.append("<h2>Runs</h2>")
     body.append(table(["target", "engine", "time", "execs", "exec/s", "coverage", "corpus before → after",
