@@ -33,7 +33,7 @@ help:
 	@echo "make corpora  regenerate the committed seeds and dictionaries (tools/corpus_gen)"
 	@echo "make test-planted   build each planted bug and show its fuzz target finds it (PLANTED='a b', PLANTED_BUDGET=120 s)"
 	@echo "             SUBJECT=core [CORE_SRC=DIR]: the defects planted in Bitcoin Core's own files (tests/planted/core/)"
-	@echo "make review-core CORE_SRC=DIR [BASE=REV] [TIME=10]   review a Core serialization change: fuzz, replay, changed-line coverage, verdict (docs/review.md)"
+	@echo "make review-core CORE_SRC=DIR [BASE=REV] [TIME=10]   review a Core serialization change: fuzz, replay, changed-line coverage, mutants, BASE/HEAD bench, verdict + HTML (docs/review.md)"
 	@echo "make mutate   mutation analysis of serialize/: FILES='serialize/x.h' SAMPLE=N SEED=1 TIME=60 JOBS=1 RESUME=1 REFRESH_COVERAGE=1 RERUN_SURVIVORS=1 RERUN='file#n' UNIT=1 ONLY='file#n' LINES='file:1,5-9' (docs/mutation.md)"
 	@echo "             SUBJECT=core [CORE_SRC=DIR]: of Bitcoin Core's own serialization files (FILES='streams.h', relative to src/)"
 	@echo "make coverage the fast-path lines (OPTIMIZATIONS.md rows) the corpora reach, via llvm-cov"
@@ -121,14 +121,18 @@ test-planted: deps
 
 # Review of a Bitcoin Core serialization change (docs/review.md): CORE_SRC=DIR, a git checkout (never written);
 # BASE=REV (default: the merge-base of HEAD with the upstream or default branch, else HEAD~1); TIME s of fuzzing
-# per Core-backed target (default 10 here, not make fuzz's 60). Trees in build/review/, results in review-out/.
-# Exit status 0: nothing needs the reviewer's eyes; 1: a finding or a changed code line not reached; 2: an error.
+# per Core-backed target (default 10 here, not make fuzz's 60), also per mutant and reaching target in the mutation
+# of the changed lines; ROUNDS interleaved BASE/HEAD benchmark rounds (default 5); MUTATION=0 / BENCH=0 skip those
+# phases. Trees in build/review/, results in review-out/ (review.json, index.html).
+# Exit status 0: nothing needs the reviewer's eyes; 1: a new finding, a changed code line not reached, a surviving
+# mutant of a changed line, a case slower in instructions, or a phase that failed; 2: a usage or build error.
 BASE ?=
 .PHONY: review-core
 review-core: deps
 	@python3 tools/review/review.py --core-src "$(CORE_SRC)" $(if $(BASE),--base "$(BASE)") \
 	  --time $(if $(filter command line environment,$(origin TIME)),$(TIME),10) \
-	  --jobs $(if $(filter command line,$(origin JOBS)),$(JOBS),2)
+	  --jobs $(if $(filter command line,$(origin JOBS)),$(JOBS),2) \
+	  $(if $(filter 0,$(MUTATION)),--no-mutation) $(if $(filter 0,$(BENCH)),--no-bench) $(if $(ROUNDS),--rounds $(ROUNDS))
 
 # Which OPTIMIZATIONS.md fast-path lines the committed corpora reach: clang source coverage of the replay
 # driver over every corpus (build/coverage), the llvm-cov report and the per-row table (docs/planted.md).

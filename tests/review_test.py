@@ -2,7 +2,8 @@
 """ctest review_core_logic: tools/review/review.py (make review-core) without a build: the changed-lines parser on a
 real `git diff -U0` of a temporary git repository (replaced, added, deleted-only and multi-hunk changes, a deleted
 file, a file outside the serialization list), BASE resolution and its errors, and the verdict / exit status on
-synthetic results (a finding, a changed code line not reached, a line without a counter, all clean)."""
+synthetic results (a finding, one BASE has too, a changed code line not reached, a line without a counter, a
+surviving mutant, a slower case, all clean), make mutate's report entries as the review's, the mutation plan."""
 import contextlib
 import io
 import subprocess
@@ -117,7 +118,20 @@ class Parser(unittest.TestCase):
         self.assertEqual(review.ranges([]), "")
 
 
-def results(replay_ok=True, fuzz_ok=True, coverage=None):
+def mutants(*statuses):
+    return [review.mutant_row({"id": f"streams.cpp#{n}", "file": "streams.cpp", "line": 40 + n, "original": "a < b",
+                               "mutated": "a <= b", "status": "survived" if status == "not reached" else status,
+                               "not_reached": status == "not reached", "target": "buffered_writer",
+                               "phase": "fuzz", "check": "mismatch: file bytes", "detail": "no target failed"})
+            for n, status in enumerate(statuses)]
+
+
+def bench_rows(*instruction_ratios):
+    return [{"group": "SerializeBlock", "block": "413567", "what": "serialize into a reused buffer", "base_ns": 2e5,
+             "head_ns": 1e5, "speedup": 2.0, "instruction_ratio": ratio} for ratio in instruction_ratios]
+
+
+def results(replay_ok=True, fuzz_ok=True, coverage=None, mutated=(), instruction_ratios=(1.0,)):
     return {"targets": ["compact_size", "varint"], "time": 5,
             "replay": [{"target": "compact_size", "ok": replay_ok, "files": 3, "input": "corpora/compact_size/x"},
                        {"target": "varint", "ok": True, "files": 4}],
@@ -126,7 +140,9 @@ def results(replay_ok=True, fuzz_ok=True, coverage=None):
                      {"target": "varint", "ok": True, "execs": 20}],
             "coverage": coverage if coverage is not None else {"src/serialize.h": review.classify(
                 {"src/serialize.h": [303, 304]}, {"src/serialize.h": {303: 5, 304: 2}})["src/serialize.h"]},
-            "hooks": review.hooks({"src/serialize.h": [303, 304]})}
+            "mutation": {"status": "measured", "command": "mutate.py ...", "mutants": mutants(*mutated),
+                         "summary": {"generated": len(mutated)}},
+            "bench": {"status": "measured", "rows": bench_rows(*instruction_ratios), "rounds": 3}}
 
 
 class Verdict(unittest.TestCase):
@@ -134,7 +150,45 @@ class Verdict(unittest.TestCase):
         self.assertEqual(review.verdict(results()), (0, []))
         text = review.render(results())
         self.assertIn("nothing needs the reviewer's eyes (exit 0)", text)
-        self.assertIn(review.NOT_MEASURED, text)  # the mutation and benchmark columns are placeholders
+        self.assertIn("2.00x", text)  # the benchmark's time ratio
+        self.assertEqual(review.verdict(results(mutated=("killed", "invalid", "equivalent")))[0], 0)
+
+    def test_surviving_mutant_needs_eyes_with_its_diff(self):
+        r = results(mutated=("killed", "survived", "not reached"))
+        status, reasons = review.verdict(r)
+        self.assertEqual(status, 1)
+        self.assertIn("2 mutant(s) of the changed lines survived", reasons[0])
+        self.assertIn("streams.cpp#2 (src/streams.cpp:42, not reached)", reasons[0])
+        text = review.render(r)
+        self.assertIn("surviving mutant streams.cpp#1:", text)
+        self.assertIn("-a < b", text)
+        self.assertIn("+a <= b", text)
+        self.assertIn("buffered_writer (fuzz): mismatch: file bytes", text)
+
+    def test_mutant_row(self):
+        killed, survived = mutants("killed", "survived")
+        self.assertEqual((killed["killed_by"], killed["how"], killed["file"]), ("buffered_writer", "fuzz",
+                                                                                  "src/streams.cpp"))
+        self.assertIsNone(survived["killed_by"])
+        self.assertEqual(survived["detail"], "no target failed")
+
+    def test_slower_in_instructions_needs_eyes(self):
+        self.assertEqual(review.verdict(results(instruction_ratios=(1.3, 0.96)))[0], 0)
+        status, reasons = review.verdict(results(instruction_ratios=(1.3, 0.9)))
+        self.assertEqual(status, 1)
+        self.assertIn("slower: SerializeBlock 413567", reasons[0])
+
+    def test_measurement_error_needs_eyes(self):
+        r = results()
+        r["mutation"] = {"status": "error", "message": "make mutate failed (status 1)"}
+        self.assertEqual(review.verdict(r), (1, ["mutation analysis failed: make mutate failed (status 1)"]))
+
+    def test_mutation_plan(self):
+        files, lines, unmutated = review.mutation_plan({"src/streams.cpp": [5, 6, 7], "src/util/obfuscation.h": [9],
+                                                        "src/primitives/block.cpp": [3]})
+        self.assertEqual(files, "streams.cpp util/obfuscation.h")
+        self.assertEqual(lines, "streams.cpp:5-7 util/obfuscation.h:9")
+        self.assertEqual(unmutated, ["src/primitives/block.cpp"])
 
     def test_finding(self):
         for r in (results(fuzz_ok=False), results(replay_ok=False)):
@@ -142,6 +196,15 @@ class Verdict(unittest.TestCase):
             self.assertEqual(status, 1)
             self.assertTrue(any(reason.startswith("compact_size:") for reason in reasons), reasons)
         self.assertIn("FINDING", review.render(results(fuzz_ok=False)))
+
+    def test_finding_base_has_too_is_a_note(self):
+        r = results(fuzz_ok=False)
+        r["fuzz"][0]["in_base"] = True
+        self.assertEqual(review.verdict(r), (0, []))
+        self.assertIn("finding that BASE has too", r["notes"][0])
+        self.assertIn("(BASE fails on it too)", review.render(r))
+        r["replay"][0]["ok"] = False  # the same target's replay fails on an input BASE does not
+        self.assertEqual(review.verdict(r)[0], 1)
 
     def test_line_not_reached(self):
         coverage = review.classify({"src/streams.h": [10, 11, 12, 13]},

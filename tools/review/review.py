@@ -10,12 +10,20 @@ build/review/. Phases (docs/review.md):
                every Core-backed target replays corpora/<target>, then fuzzes TIME s from a scratch corpus
   4. coverage  a clang source-based coverage build of core_fuzz_replay (build/review/build-cov) runs the corpora
                and the fuzz step's new inputs; per changed line: reached / not reached / no counter
-  5. verdict   the table on stdout, review-out/review.json; mutation and benchmark columns are hooks, "not yet
-               measured"
-Exit status: 0 nothing needs the reviewer's eyes (no finding, every changed code line reached, or no changed
-serialization line), 1 something does, 2 a usage or build error.
+  5. mutation  tools/mutate/mutate.py on exactly the changed lines of make mutate's Core files (every mutant
+               universalmutator makes there; invalid and equivalent removed as make mutate does), job trees in
+               build/review/mutation; per mutant killed (by which target and check) / survived (with its diff)
+  6. bench     tools/review/bench_compare.py: serdiff_bench_core built from BASE and from HEAD, interleaved rounds,
+               callgrind instructions beside the times (build/review/bench-base, build/review/bench-head)
+  7. verdict   the tables on stdout, review-out/review.json, review-out/index.html (tools/report/html.py)
+A finding is replayed on a build of BASE too (build/review/build-fuzz-base): one BASE already has is reported as
+such and does not count against the change.
+Exit status: 0 nothing needs the reviewer's eyes (no new finding, every changed code line reached, no surviving
+mutant, no case slower in instructions; or no changed serialization line), 1 something does, 2 a usage or build
+error.
 
   tools/review/review.py --core-src DIR [--base REV] [--time 10] [--jobs 2] [--out review-out]
+                         [--no-mutation] [--no-bench] [--rounds 5]
 """
 import argparse
 import json
@@ -32,11 +40,16 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools" / "fuzz"))
 import planted  # noqa: E402  (configure_and_build and hunt: the Core subject's libFuzzer build and a scratch hunt)
 import run as fuzz_run  # noqa: E402  (target options, the sanitizer environment)
+sys.path.insert(0, str(ROOT / "tools" / "mutate"))
+sys.path.insert(0, str(ROOT / "tools" / "review"))
+import mutate as mutate_tool  # noqa: E402  (CORE_FILES: the files make mutate SUBJECT=core mutates)
 
 WORK = ROOT / "build" / "review"
 HEAD_TREE = WORK / "head"          # src/ of HEAD, synced by content so a rebuild recompiles only what changed
-BASE_TREE = WORK / "base"          # src/ of BASE (for the mutation and benchmark hooks; nothing builds it yet)
+BASE_TREE = WORK / "base"          # src/ of BASE: its findings replay and its benchmark build
 FUZZ_BUILD = WORK / "build-fuzz"
+BASE_FUZZ_BUILD = WORK / "build-fuzz-base"
+MUTATION_WORK = WORK / "mutation"  # make mutate's state, report and job trees of a review
 COVERAGE_BUILD = WORK / "build-cov"
 
 # Bitcoin Core's serialization files, relative to the tree: the only ones whose changes a review looks at.
@@ -45,7 +58,9 @@ SERIALIZATION_FILES = (
     "src/compressor.cpp", "src/compressor.h", "src/undo.h", "src/primitives/transaction.h",
     "src/primitives/block.h", "src/primitives/transaction.cpp", "src/primitives/block.cpp",
 )
-NOT_MEASURED = "not yet measured"
+NOT_MEASURED = "not measured"
+# A case whose HEAD runs this fraction more instructions than BASE is a slowdown the verdict names.
+SLOWER_INSTRUCTIONS = 0.95
 # Candidates for the branch a change is reviewed against, first that resolves wins (BASE not given).
 DEFAULT_BRANCHES = ("@{upstream}", "refs/remotes/upstream/HEAD", "refs/remotes/origin/HEAD", "upstream/master",
                     "origin/master", "upstream/main", "origin/main", "master", "main")
@@ -306,7 +321,8 @@ def build_coverage(jobs):
 def collect_coverage(binary, inputs, out):
     """Runs each target's inputs through the coverage binary, merges the profiles, exports lcov; {file: {line:
     count}} for the files under the HEAD export. A directory whose replay fails (a finding) is replayed file by
-    file, the failing files left out, so the rest still counts."""
+    file, so the files after the failing one still count; a failing input's own counters count too (the mismatch
+    report writes the profile before it aborts: differential/compare.cpp)."""
     profiles = out / "profiles"
     shutil.rmtree(profiles, ignore_errors=True)
     profiles.mkdir(parents=True)
@@ -372,35 +388,217 @@ def classify(changed, counts):
 
 # -- phase 5: the verdict ------------------------------------------------------------------------------------------
 
-def hooks(changed):
-    """What the mutation and benchmark columns will run once their tools exist (docs/review.md)."""
-    lines = " ".join(f"{name.removeprefix('src/')}:{ranges(numbers)}" for name, numbers in changed.items())
-    files = " ".join(name.removeprefix("src/") for name in changed)
-    return {
-        "mutation": {"status": NOT_MEASURED, "command": f"python3 tools/mutate/mutate.py run --subject core "
-                     f"--core-src {shown(HEAD_TREE)} --files '{files}' --lines '{lines}'"},
-        "bench": {"status": NOT_MEASURED, "command": f"the Core-source bench binary (bench/) built from "
-                  f"{shown(BASE_TREE)} and {shown(HEAD_TREE)}, compared"},
-    }
+# -- the findings on BASE ------------------------------------------------------------------------------------------
+
+def build_base_fuzz(jobs):
+    """core_fuzz_replay of the BASE export (ASan+UBSan, as the HEAD tree): only built when HEAD has a finding."""
+    try:
+        planted.configure_and_build(BASE_FUZZ_BUILD, ["-DSERDIFF_SUBJECTS=serdiff;core",
+                                                      f"-DSERDIFF_CORE_SRC={BASE_TREE}"], "core_fuzz_replay", jobs)
+    except subprocess.CalledProcessError as error:
+        raise Failure(f"building the Core subject from {shown(BASE_TREE)} in {shown(BASE_FUZZ_BUILD)} failed "
+                      f"(status {error.returncode}){build_messages(BASE_FUZZ_BUILD, error, jobs)}")
+    return BASE_FUZZ_BUILD / "bin" / "core_fuzz_replay"
+
+
+def on_base(results, jobs):
+    """Each failing input replayed on BASE: row["in_base"] True when BASE fails on it too (not the change's)."""
+    failing = [row for row in results.get("replay", []) + results.get("fuzz", [])
+               if not row["ok"] and row.get("input") and Path(ROOT / row["input"]).is_file()]
+    if not failing:
+        return
+    log(f"findings: {len(failing)} failing input(s); building BASE ({shown(BASE_FUZZ_BUILD)}) to see whether BASE "
+        f"fails on them too ...")
+    binary = build_base_fuzz(jobs)
+    for row in failing:
+        result = subprocess.run([str(binary), "--target", row["target"], str(ROOT / row["input"])],
+                                capture_output=True, text=True, env=fuzz_run.sanitizer_environment())
+        row["in_base"] = result.returncode != 0
+        row["base_replay"] = f"{shown(binary)} --target {row['target']} {row['input']}"
+        log(f"findings: {row['target']} {row['input']}: " + ("BASE fails on it too (not introduced by the change)"
+                                                             if row["in_base"] else "BASE agrees: new in HEAD"))
+
+
+def finding_details(row):
+    """The input's first bytes in hex and the report's first-difference line, for the report."""
+    path = ROOT / row["input"] if row.get("input") else None
+    if path is not None and path.is_file():
+        data = path.read_bytes()
+        row["input_size"] = len(data)
+        row["input_hex"] = data[:512].hex() + ("..." if len(data) > 512 else "")
+    for line in row.get("report", []):
+        if "first difference" in line or "first differing" in line or "rejected" in line or "runtime error" in line:
+            row["first_difference"] = line.strip()
+            break
+
+
+def minimize(binary, row, seconds=30):
+    """libFuzzer's -minimize_crash on a fuzz finding (bounded): the smallest input that still fails."""
+    if not row.get("input") or not (ROOT / row["input"]).is_file():
+        return
+    target_out = ROOT / row["input"]
+    minimized = target_out.with_name(target_out.name + ".min")
+    options = fuzz_run.target_options(binary)[row["target"]]
+    command = [str(binary), "-minimize_crash=1", f"-max_total_time={seconds}", f"-exact_artifact_path={minimized}",
+               f"-max_len={options['max_len']}", "-timeout=30", *options["libfuzzer_flags"].split(), str(target_out)]
+    try:
+        subprocess.run(command, capture_output=True, env={**fuzz_run.sanitizer_environment(), "FUZZ": row["target"]},
+                       timeout=seconds * 4)
+    except subprocess.TimeoutExpired:
+        return
+    if minimized.is_file() and minimized.stat().st_size < target_out.stat().st_size:
+        row["minimized"] = str(shown(minimized))
+        row["minimized_size"] = minimized.stat().st_size
+        row["minimized_replay"] = f"{shown(FUZZ_BUILD / 'bin' / 'core_fuzz_replay')} --target {row['target']} " \
+                                  f"{shown(minimized)}"
+
+
+# -- phase 5: mutation of the changed lines --------------------------------------------------------------------------
+
+def mutation_plan(changed):
+    """(--files, --lines, changed files make mutate does not mutate) for the changed lines."""
+    relative = {name.removeprefix("src/"): lines for name, lines in changed.items()}
+    mutated = {name: lines for name, lines in relative.items() if name in mutate_tool.CORE_FILES}
+    files = " ".join(mutated)
+    lines = " ".join(f"{name}:{ranges(numbers)}" for name, numbers in mutated.items())
+    return files, lines, sorted(f"src/{name}" for name in relative if name not in mutate_tool.CORE_FILES)
+
+
+def mutation_command(changed, seconds, jobs):
+    files, lines, _ = mutation_plan(changed)
+    return ["python3", "tools/mutate/mutate.py", "run", "--subject", "core", "--core-src", str(shown(HEAD_TREE)),
+            "--files", files, "--lines", lines, "--time", str(seconds), "--out", str(shown(MUTATION_WORK)),
+            "--jobs", "1"]
+
+
+def unified(mutant):
+    """A mutant as a one-line unified diff of its file."""
+    name = f"src/{mutant['file']}"
+    return (f"--- a/{name}\n+++ b/{name} (mutant {mutant['id']})\n@@ -{mutant['line']} +{mutant['line']} @@\n"
+            f"-{mutant.get('original', '')}\n+{mutant.get('mutated', '')}\n")
+
+
+def mutant_row(mutant):
+    """make mutate's report entry as the review's (the keys the HTML page reads)."""
+    status = mutant["status"]
+    if status == "survived" and mutant.get("not_reached"):
+        status = "not reached"
+    killed = status == "killed"
+    return {"id": mutant["id"], "file": f"src/{mutant['file']}", "line": mutant["line"],
+            "original": mutant.get("original", ""), "mutated": mutant.get("mutated", ""), "status": status,
+            "operator": mutant.get("operator", ""), "killed_by": mutant.get("target") if killed else None,
+            "how": mutant.get("phase") if killed else None,
+            "detail": (mutant.get("check") if killed else mutant.get("detail")) or "", "diff": unified(mutant)}
+
+
+def mutation(changed, seconds, jobs, out):
+    """make mutate SUBJECT=core on exactly the changed lines (every mutant there): the review's "mutation" entry."""
+    files, lines, unmutated = mutation_plan(changed)
+    command = mutation_command(changed, seconds, jobs)
+    shown_command = " ".join(f"'{c}'" if " " in c or ":" in c else c for c in command)
+    entry = {"status": NOT_MEASURED, "command": shown_command, "unmutated_files": unmutated}
+    if not files:
+        entry["message"] = (f"no changed line in the files make mutate SUBJECT=core mutates "
+                            f"({' '.join(mutate_tool.CORE_FILES)})")
+        return entry
+    report = MUTATION_WORK / "report.json"
+    report.unlink(missing_ok=True)
+    log_path = out / "mutation.log"
+    log(f"phase 5/7 mutation: {shown_command} (log: {shown(log_path)})")
+    with open(log_path, "w") as log_file:
+        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for line in process.stdout:
+            log_file.write(line)
+            log_file.flush()
+            if re.search(r"mutate: \S+#\d+ line|generated|Core-backed targets|LEFT OUT|progress|\d+/\d+ done", line):
+                log(f"phase 5/7 mutation: {line.strip().removeprefix('mutate: ')}")
+        process.wait()
+    if process.returncode != 0 or not report.is_file():
+        tail = log_path.read_text(errors="replace").strip().splitlines()[-6:]
+        entry.update({"status": "error", "message": f"make mutate failed (status {process.returncode}): "
+                      + " | ".join(tail)})
+        return entry
+    data = json.loads(report.read_text())
+    mutants = [mutant_row(m) for m in data.get("mutants", []) if m.get("status") != "pending"]
+    summary = {key: data.get(key) for key in ("generated", "selected", "invalid", "equivalent", "errors", "killed",
+                                               "survived", "survived_not_reached", "score")}
+    summary["not_reached"] = summary.pop("survived_not_reached")
+    entry.update({"status": "measured", "summary": summary, "mutants": mutants,
+                  "left_out_targets": data.get("config", {}).get("left_out_targets", {}),
+                  "report": str(shown(out / "mutation" / "report.md"))})
+    (out / "mutation").mkdir(parents=True, exist_ok=True)
+    for name in ("report.md", "report.json", "index.html"):
+        if (MUTATION_WORK / name).is_file():
+            shutil.copy(MUTATION_WORK / name, out / "mutation" / name)
+    return entry
+
+
+# -- phase 6: BASE against HEAD, Core's own serialization benchmarks --------------------------------------------------
+
+def bench(out, jobs, rounds):
+    """tools/review/bench_compare.py on the two exports: the review's "bench" entry."""
+    try:
+        import bench_compare  # noqa: E402  (tools/review/bench_compare.py)
+    except ImportError as error:
+        return {"status": "error", "message": f"tools/review/bench_compare.py: {error}"}
+    return bench_compare.compare(BASE_TREE, HEAD_TREE, out / "bench", jobs=jobs, rounds=rounds,
+                                 log=lambda message: log(f"phase 6/7 bench: {message}"))
+
+
+def excerpts(changed, context=2):
+    """{file: [[line, text], ...]}: the changed lines of the HEAD export with `context` lines around them."""
+    out = {}
+    for name, lines in changed.items():
+        path = HEAD_TREE / name
+        if not path.is_file():
+            continue
+        text = path.read_text(errors="replace").splitlines()
+        keep = sorted({n for line in lines for n in range(line - context, line + context + 1) if 1 <= n <= len(text)})
+        out[name] = [[n, text[n - 1]] for n in keep]
+    return out
 
 
 def verdict(results):
-    """(exit status, reasons) of a review's results: 1 when a target failed (replay or fuzz) or a changed code
-    line was not reached, else 0."""
-    reasons, failed = [], {}
+    """(exit status, reasons) of a review's results: 1 when a target failed (replay or fuzz) on an input BASE does
+    not fail on, a changed code line was not reached, a mutant of a changed line survived, a case runs more than
+    1/SLOWER_INSTRUCTIONS times BASE's instructions, or a measurement failed; else 0. A finding BASE has too is
+    listed (notes) without failing the change."""
+    reasons, notes, failed, old = [], [], {}, {}
     for step, row in [("replay", r) for r in results.get("replay", [])] + [("fuzz", r) for r in results.get("fuzz", [])]:
         if not row["ok"]:
-            failed.setdefault(row["target"], []).append(f"{step}: {row.get('input', '?')}")
+            (old if row.get("in_base") else failed).setdefault(row["target"], []).append(
+                f"{step}: {row.get('input', '?')}")
     what = {row["target"]: row.get("what") for row in results.get("fuzz", []) if not row["ok"]}
     for target, steps in failed.items():
         reasons.append(f"{target}: finding{' (' + what[target] + ')' if what.get(target) else ''}; "
                        + "; ".join(steps))
+    for target, steps in old.items():
+        notes.append(f"{target}: finding that BASE has too (not introduced by the change); " + "; ".join(steps))
     for name, entry in results.get("coverage", {}).items():
         if entry["not_reached"]:
             reasons.append(f"{name}: changed code line(s) {ranges(entry['not_reached'])} not reached")
         if entry.get("unmeasured"):
             reasons.append(f"{name}: no coverage record of the file (not compiled into the Core subject, or not "
                            f"instrumented): line(s) {ranges(entry['unmeasured'])} unmeasured")
+    mutation_entry = results.get("mutation", {})
+    if mutation_entry.get("status") == "error":
+        reasons.append(f"mutation analysis failed: {mutation_entry.get('message', '')}")
+    survivors = [m for m in mutation_entry.get("mutants", []) if m["status"] in ("survived", "not reached")]
+    if survivors:
+        reasons.append(f"{len(survivors)} mutant(s) of the changed lines survived: "
+                       + ", ".join(f"{m['id']} ({m['file']}:{m['line']}{', not reached' if m['status'] == 'not reached' else ''})"
+                                   for m in survivors[:10]) + (" ..." if len(survivors) > 10 else ""))
+    if mutation_entry.get("unmutated_files") and mutation_entry.get("status") != NOT_MEASURED:
+        notes.append(f"not mutated (not one of make mutate's Core files): {' '.join(mutation_entry['unmutated_files'])}")
+    bench_entry = results.get("bench", {})
+    if bench_entry.get("status") == "error":
+        reasons.append(f"benchmark failed: {bench_entry.get('message', '')}")
+    for row in bench_entry.get("rows", []):
+        ratio = row.get("instruction_ratio")
+        if ratio is not None and ratio < SLOWER_INSTRUCTIONS:
+            reasons.append(f"slower: {row['group']} {row['block']} ({row.get('what', '')}) runs {1 / ratio:.2f}x "
+                           f"BASE's instructions")
+    results["notes"] = notes
     return (1 if reasons else 0), reasons
 
 
@@ -412,47 +610,104 @@ def table(header, rows):
     return "\n".join(out)
 
 
+def ratio_cell(value):
+    return "-" if value is None else f"{value:.2f}x"
+
+
 def render(results):
-    """The verdict tables: per target, per changed file, then the reasons."""
+    """The verdict tables: per target, per changed file, mutants, benchmark, findings, then the reasons."""
     replays = {row["target"]: row for row in results.get("replay", [])}
     fuzzes = {row["target"]: row for row in results.get("fuzz", [])}
-    mutation = results.get("hooks", {}).get("mutation", {}).get("status", NOT_MEASURED)
-    bench = results.get("hooks", {}).get("bench", {}).get("status", NOT_MEASURED)
+    mutation_entry, bench_entry = results.get("mutation", {}), results.get("bench", {})
+    mutants = mutation_entry.get("mutants", [])
     rows = []
     for target in results.get("targets", []):
         replayed, fuzzed = replays.get(target), fuzzes.get(target)
-        replay_cell = "-" if replayed is None else (f"agrees ({replayed['files']} inputs)" if replayed["ok"]
-                                                     else "FINDING")
+        replay_cell = "-" if replayed is None else (f"agrees ({replayed['files']} inputs)" if replayed["ok"] else
+                                                     "FINDING" + (" (BASE too)" if replayed.get("in_base") else ""))
         fuzz_cell = "-" if fuzzed is None else (f"agrees ({fuzzed['execs']} execs)" if fuzzed["ok"]
-                                                else f"FINDING: {(fuzzed.get('what') or '')[:60]}")
-        rows.append((target, replay_cell, fuzz_cell, mutation, bench))
-    out = [table(("target", "corpus replay", f"fuzz {results.get('time', '?')} s", "mutation", "benchmark"), rows)]
+                                                else f"FINDING{' (BASE too)' if fuzzed.get('in_base') else ''}: "
+                                                     f"{(fuzzed.get('what') or '')[:60]}")
+        kills = sum(1 for m in mutants if m.get("killed_by") == target)
+        mutation_cell = (f"kills {kills}" if mutation_entry.get("status") == "measured" else
+                         mutation_entry.get("status", NOT_MEASURED))
+        rows.append((target, replay_cell, fuzz_cell, mutation_cell))
+    out = [table(("target", "corpus replay", f"fuzz {results.get('time', '?')} s", "mutants of changed lines"), rows)]
     file_rows = []
     for name, entry in results.get("coverage", {}).items():
+        on_file = [m for m in mutants if m["file"] == name]
+        counts = {status: sum(1 for m in on_file if m["status"] == status)
+                  for status in ("killed", "survived", "not reached", "invalid", "equivalent")}
         file_rows.append((name, len(entry["reached"]) + len(entry["not_reached"]) + len(entry["no_counter"])
                           + len(entry.get("unmeasured", [])), ranges(entry["reached"]) or "-",
                           ranges(entry["not_reached"]) or "-", ranges(entry["no_counter"]) or "-",
-                          ranges(entry.get("unmeasured", [])) or "-"))
+                          ranges(entry.get("unmeasured", [])) or "-",
+                          (f"{counts['killed']} killed, {counts['survived'] + counts['not reached']} survived "
+                           f"({counts['invalid']} invalid, {counts['equivalent']} equivalent left out)")
+                          if mutation_entry.get("status") == "measured" else mutation_entry.get("status", NOT_MEASURED)))
     if file_rows:
         out.append(table(("changed file", "lines", "reached", "NOT reached", "no counter (not code)",
-                          "UNMEASURED (no record of the file)"), file_rows))
+                          "UNMEASURED (no record of the file)", "mutants"), file_rows))
+    if mutation_entry.get("status") == "measured":
+        summary = mutation_entry.get("summary", {})
+        out.append(f"mutation ({mutation_entry['command']}): {summary.get('generated')} mutants of the changed lines, "
+                   f"{summary.get('invalid')} invalid, {summary.get('equivalent')} equivalent, {summary.get('killed')} "
+                   f"killed, {(summary.get('survived') or 0)} survived ({summary.get('not_reached')} of them not "
+                   f"reached); score {summary.get('score')}")
+        killed_rows = [(m["id"], f"{m['file']}:{m['line']}", m["status"],
+                        (f"{m['killed_by']} ({m['how']}): {m['detail']}" if m["status"] == "killed" else m["detail"])[:90])
+                       for m in mutants if m["status"] in ("killed", "survived", "not reached", "error")]
+        if killed_rows:
+            out.append(table(("mutant", "line", "status", "killed by / why it survived"), killed_rows))
+        for m in mutants:
+            if m["status"] in ("survived", "not reached"):
+                out.append(f"surviving mutant {m['id']}:\n" + "".join(f"  {line}\n" for line in m["diff"].splitlines()))
+    elif mutation_entry:
+        out.append(f"mutation: {mutation_entry.get('status')}: {mutation_entry.get('message', '')}")
+    if bench_entry.get("status") == "measured":
+        bench_rows = [(row["group"], row["block"], row.get("what", ""), f"{row['base_ns'] / 1e3:.1f}",
+                       f"{row['head_ns'] / 1e3:.1f}", ratio_cell(row.get("speedup")),
+                       ratio_cell(row.get("instruction_ratio"))) for row in bench_entry.get("rows", [])]
+        out.append(table(("benchmark", "block", "case", "BASE us", "HEAD us", "speed-up (time)",
+                          "speed-up (instructions)"), bench_rows)
+                   + f"\n{bench_entry.get('rounds', '?')} interleaved rounds, load {bench_entry.get('load')} at the "
+                     f"start, {bench_entry.get('load_after')} at the end; > 1x: HEAD faster")
+    elif bench_entry:
+        out.append(f"benchmark: {bench_entry.get('status')}: {bench_entry.get('message', '')}")
     reported = set()
     for row in results.get("replay", []) + results.get("fuzz", []):
         if not row["ok"] and row["target"] not in reported:  # a target's first failure (its replay's, if any)
             reported.add(row["target"])
-            out.append(f"finding in {row['target']}: input {row.get('input', '?')}\n  replay: {row.get('replay', '-')}"
+            out.append(f"finding in {row['target']}" + (" (BASE fails on it too)" if row.get("in_base") else
+                                                         " (BASE agrees: new in HEAD)" if "in_base" in row else "")
+                       + f": input {row.get('input', '?')}"
+                       + (f" (minimized: {row['minimized']}, {row['minimized_size']} bytes)" if row.get("minimized")
+                          else "")
+                       + f"\n  replay: {row.get('minimized_replay') or row.get('replay', '-')}"
                        + "".join(f"\n  | {line}" for line in row.get("report", [])))
     status, reasons = verdict(results)
+    for note in results.get("notes", []):
+        out.append(f"note: {note}")
     out.append("verdict: " + ("nothing needs the reviewer's eyes (exit 0)" if status == 0 else
                               "needs the reviewer's eyes (exit 1):" + "".join(f"\n  - {r}" for r in reasons)))
-    out.append(f"not yet measured: mutation ({results.get('hooks', {}).get('mutation', {}).get('command', '')}); "
-               f"benchmark ({results.get('hooks', {}).get('bench', {}).get('command', '')})")
     return "\n\n".join(out)
 
 
 def write(results, out):
+    """review.json, and index.html from it (tools/report/html.py; a page that cannot be written is said, the JSON
+    stays)."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "review.json").write_text(json.dumps(results, indent=2) + "\n")
+    try:
+        from importlib import util  # by path: tools/report/ is not put on sys.path (its html.py is not the stdlib's)
+        spec = util.spec_from_file_location("serdiff_report_html", ROOT / "tools" / "report" / "html.py")
+        module = util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        module.write_review_page(results, out / "index.html")
+        return out / "index.html"
+    except (OSError, ImportError, AttributeError) as error:
+        log(f"review: the HTML page was not written ({type(error).__name__}: {error}); review.json has everything")
+        return None
 
 
 def review(arguments):
@@ -461,63 +716,90 @@ def review(arguments):
     if tree is None:
         raise Failure("CORE_SRC=DIR is required: a git checkout of Bitcoin Core (make review-core CORE_SRC=DIR "
                       "[BASE=REV] [TIME=S])")
-    log(f"phase 1/5 export: resolving HEAD and BASE in {tree}")
+    log(f"phase 1/7 export: resolving HEAD and BASE in {tree}")
     head, base, how = resolve(tree, arguments.base)
     results = {"core_src": str(tree), "head": head, "base": base, "base_chosen_by": how, "time": arguments.time,
                "serialization_files": list(SERIALIZATION_FILES)}
-    log(f"phase 1/5 export: HEAD {head[:12]}, BASE {base[:12]} ({how})")
+    log(f"phase 1/7 export: HEAD {head[:12]}, BASE {base[:12]} ({how})")
     # The diff first (it reads only DIR's object store): with no changed serialization line nothing is exported.
     changed = diff_lines(tree, base, head)
     results["changed"] = changed
-    results["hooks"] = hooks(changed)
     if not changed:
         results.update({"status": 0, "reasons": [], "message": "no changed serialization lines"})
         write(results, out)
         log(f"no changed serialization lines between BASE {base[:12]} and HEAD {head[:12]} (files: "
             f"{' '.join(SERIALIZATION_FILES)}): nothing to review; {shown(out / 'review.json')}")
         return 0
-    log(f"phase 1/5 export: git archive of both into {shown(HEAD_TREE)} and {shown(BASE_TREE)}")
+    log(f"phase 1/7 export: git archive of both into {shown(HEAD_TREE)} and {shown(BASE_TREE)}")
     export(tree, head, HEAD_TREE)
     export(tree, base, BASE_TREE)
-    log("phase 2/5 diff: git diff -U0 BASE HEAD over the serialization files")
+    log("phase 2/7 diff: git diff -U0 BASE HEAD over the serialization files")
     for name, lines in changed.items():
-        log(f"phase 2/5 diff: {name}: {len(lines)} changed line(s): {ranges(lines)}")
-    log(f"phase 3/5 fuzz: building the Core subject (ASan+UBSan, libFuzzer) in {shown(FUZZ_BUILD)} ...")
+        log(f"phase 2/7 diff: {name}: {len(lines)} changed line(s): {ranges(lines)}")
+    log(f"phase 3/7 fuzz: building the Core subject (ASan+UBSan, libFuzzer) in {shown(FUZZ_BUILD)} ...")
     binary, replay_binary = build_fuzz(arguments.jobs)
     targets = [name for name, options in fuzz_run.target_options(replay_binary).items()
                if options.get("subject") == "core"]
     results["targets"] = targets
     results["absent_targets"] = fuzz_run.absent_targets(replay_binary)
-    log(f"phase 3/5 fuzz: built; {len(targets)} Core-backed targets: {' '.join(targets)}")
+    log(f"phase 3/7 fuzz: built; {len(targets)} Core-backed targets: {' '.join(targets)}")
     results["replay"], results["fuzz"] = [], []
     for target in targets:
         row = replay(replay_binary, target)
         results["replay"].append(row)
-        log(f"phase 3/5 fuzz: replay {target}: " + (f"agrees ({row['files']} inputs)" if row["ok"] else
+        log(f"phase 3/7 fuzz: replay {target}: " + (f"agrees ({row['files']} inputs)" if row["ok"] else
                                                     f"FAILS on {row['input']}"))
     fuzz_out = out / "fuzz"
     shutil.rmtree(fuzz_out, ignore_errors=True)
     for target in targets:
         row = fuzz(binary, replay_binary, target, arguments.time, fuzz_out)
         results["fuzz"].append(row)
-        log(f"phase 3/5 fuzz: fuzz {target} {arguments.time} s: " + (
+        log(f"phase 3/7 fuzz: fuzz {target} {arguments.time} s: " + (
             f"agrees ({row['execs']} execs)" if row["ok"] else f"FINDING: {row.get('what')} ({row.get('input')})"))
-    log(f"phase 4/5 coverage: building core_fuzz_replay with -fprofile-instr-generate -fcoverage-mapping in "
+    log(f"phase 4/7 coverage: building core_fuzz_replay with -fprofile-instr-generate -fcoverage-mapping in "
         f"{shown(COVERAGE_BUILD)} ...")
     coverage_binary = build_coverage(arguments.jobs)
     inputs = {t: [ROOT / "corpora" / t, fuzz_out / t / "seeds" / "corpus"] for t in targets}
-    log("phase 4/5 coverage: running the corpora and the fuzz step's new inputs through it")
+    log("phase 4/7 coverage: running the corpora and the fuzz step's new inputs through it")
     counts = collect_coverage(coverage_binary, inputs, out)
     results["coverage"] = classify(changed, counts)
     results["lcov"] = str(shown(out / "coverage.lcov"))
     for name, entry in results["coverage"].items():
-        log(f"phase 4/5 coverage: {name}: reached {ranges(entry['reached']) or '-'}; not reached "
+        log(f"phase 4/7 coverage: {name}: reached {ranges(entry['reached']) or '-'}; not reached "
             f"{ranges(entry['not_reached']) or '-'}; no counter {ranges(entry['no_counter']) or '-'}")
-    log("phase 5/5 verdict")
+    results["excerpts"] = excerpts(changed)
+    for row in results["replay"] + results["fuzz"]:
+        if not row["ok"]:
+            finding_details(row)
+    for row in results["fuzz"]:
+        if not row["ok"] and row.get("input"):
+            minimize(binary, row)
+    on_base(results, arguments.jobs)
+    write(results, out)  # what is known so far, should a later phase take long or fail
+    if arguments.no_mutation:
+        results["mutation"] = {"status": NOT_MEASURED, "message": "--no-mutation (MUTATION=0)",
+                               "command": " ".join(mutation_command(changed, arguments.time, arguments.jobs))}
+    else:
+        log("phase 5/7 mutation: every mutant of the changed lines (invalid and equivalent ones removed) ...")
+        results["mutation"] = mutation(changed, arguments.time, arguments.jobs, out)
+        summary = results["mutation"].get("summary", {})
+        log(f"phase 5/7 mutation: {results['mutation']['status']}: " + (
+            f"{summary.get('killed')} killed, {summary.get('survived')} survived, {summary.get('invalid')} invalid, "
+            f"{summary.get('equivalent')} equivalent" if summary else results["mutation"].get("message", "")))
+    write(results, out)
+    if arguments.no_bench:
+        results["bench"] = {"status": NOT_MEASURED, "message": "--no-bench (BENCH=0)"}
+    else:
+        log(f"phase 6/7 bench: serdiff_bench_core from BASE and from HEAD, {arguments.rounds} interleaved rounds, "
+            f"callgrind ...")
+        results["bench"] = bench(out, arguments.jobs, arguments.rounds)
+        log(f"phase 6/7 bench: {results['bench'].get('status')} {results['bench'].get('message', '')}")
+    log("phase 7/7 verdict")
     status, reasons = verdict(results)
     results.update({"status": status, "reasons": reasons})
-    write(results, out)
-    print("\n" + render(results) + f"\n\nreview: everything in {shown(out / 'review.json')}", flush=True)
+    page = write(results, out)
+    print("\n" + render(results) + f"\n\nreview: everything in {shown(out / 'review.json')}"
+          + (f", the page {shown(page)}" if page else ""), flush=True)
     return status
 
 
@@ -530,6 +812,9 @@ def main(argv=None):
     parser.add_argument("--time", type=int, default=10, help="seconds of fuzzing per Core-backed target (default 10)")
     parser.add_argument("--jobs", type=int, default=2, help="build parallelism (default 2)")
     parser.add_argument("--out", default="review-out", help="where review.json goes (default review-out)")
+    parser.add_argument("--no-mutation", action="store_true", help="skip the mutation analysis (MUTATION=0)")
+    parser.add_argument("--no-bench", action="store_true", help="skip the BASE/HEAD benchmark (BENCH=0)")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved benchmark rounds (default 5)")
     arguments = parser.parse_args(argv)
     try:
         return review(arguments)
