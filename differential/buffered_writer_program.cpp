@@ -159,6 +159,50 @@ void check_writes_after_close(const MakeLabel& label, bool flush_failed, std::sp
     }
 }
 
+// The I/O error of the fault mode reported the raw way: the cookie's write returns −1 (as write(2) does) and every
+// later write fails. On an unbuffered FILE* glibc's fwrite then returns the full count with the error flag set
+// (docs/file-io.md, "glibc facts"): only ferror tells. The AutoFile and the BufferedWriter must still report the
+// fault exactly when it cost bytes; the AutoFile at the same step and with the same message as the reference (both
+// meet it in the same fwrite). Kills a write_obfuscated that trusts fwrite's count (serialize/file.h `written !=
+// size || ferror` made `&&`).
+template <typename Faulty>
+void check_write_reporting_minus_one(const std::vector<WriteStep>& steps, const Bytes& expected, uint64_t start,
+                                     const Key& key, size_t writer_size, const Faulty& faulty, const std::string& fault_setting,
+                                     std::span<const uint8_t> input)
+{
+    const auto raw_faulty = [&] {
+        FaultFile file = faulty();
+        file.write_returns_minus_one = true;
+        return file;
+    };
+    FaultFile direct_file = raw_faulty(), buffered_file = raw_faulty(), reference_file = raw_faulty();
+    const FaultRun direct = run_with_fault(direct_file, false, start, true, [&](std::FILE* stream, const auto& run) {
+        subject::AutoFile file{stream, key};
+        run(file, steps);
+    });
+    const FaultRun buffered = run_with_fault(buffered_file, false, start, true, [&](std::FILE* stream, const auto& run) {
+        subject::AutoFile file{stream, key};
+        subject::BufferedWriter writer{file, writer_size};
+        run(writer, steps);
+    });
+    const FaultRun reference = run_with_fault(reference_file, false, start, true, [&](std::FILE* stream, const auto& run) {
+        reference::FileWriter writer{stream, key};
+        run(writer, steps);
+    });
+    const std::string setting = fault_setting + ", the write reports -1";
+    const uint64_t fault_offset = direct_file.fault_offset;
+    check_fault_run("reference FileWriter", reference, reference_file, expected, fault_offset, setting, input);
+    check_fault_run("BufferedWriter", buffered, buffered_file, expected, fault_offset, setting, input);
+    check_fault_run("AutoFile", direct, direct_file, expected, fault_offset, setting, input);
+    if (direct.reported && reference.reported &&
+        (direct.first_error_step != reference.first_error_step || direct.first_error != reference.first_error))
+        report_mismatch("buffered_writer fault mode (" + setting + ")", "the first error differs",
+                        "AutoFile at step " + std::to_string(direct.first_error_step) + ": \"" + direct.first_error +
+                            "\"; reference at step " + std::to_string(reference.first_error_step) + ": \"" +
+                            reference.first_error + "\"",
+                        input);
+}
+
 }  // namespace
 
 void check_buffered_writer_program(std::span<const uint8_t> input)
@@ -377,6 +421,11 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
                             "\"; reference at step " + std::to_string(reference_run.first_error_step) + ": \"" +
                             reference_run.first_error + "\"",
                         input);
+    if constexpr (subject::kFileErrorsLatch) {
+        // docs/file-io.md's contract (serdiff's): checked where Core's AutoFile keeps another (docs/core.md).
+        if (fault == Fault::io_error && !stdio_buffered)
+            check_write_reporting_minus_one(steps, expected, start, key, writer_size, faulty, setting, input);
+    }
 }
 
 }  // namespace serdiff::differential

@@ -27,10 +27,18 @@ ssize_t fault_write(void* cookie, const char* buffer, size_t size)
     __msan_unpoison(buffer, size);
 #endif
     size_t accepted = size;
+    if (file.write_failed) {
+        errno = file.error_number ? file.error_number : EIO;
+        return -1;
+    }
     if ((file.fault == Fault::short_write || file.fault == Fault::io_error) && file.position + size > file.fault_offset) {
         // fopencookie(3): a write function reports an error by returning 0, never a negative value.
         if (file.fault == Fault::io_error) {
             errno = file.error_number ? file.error_number : EIO;
+            if (file.write_returns_minus_one) {
+                file.write_failed = true;
+                return -1;
+            }
             return 0;
         }
         accepted = file.position < file.fault_offset ? file.fault_offset - file.position : 0;

@@ -25,6 +25,11 @@ struct FaultFile {
     uint64_t fault_offset = 0;
     int error_number = 0;  // the errno a failing call sets; 0: ENOSPC for short_write, EIO for the others
     bool after_seek_end = false;  // the last call was a seek to the end (tell_after_seek_end_error)
+    // A failing write reports −1, as write(2) does, instead of the 0 fopencookie(3) asks for; from the first such
+    // failure on every write fails (so the byte glibc then keeps for fclose never lands). With an unbuffered
+    // stream glibc's fwrite returns the full count and only the error flag tells (docs/file-io.md).
+    bool write_returns_minus_one = false;
+    bool write_failed = false;  // write_returns_minus_one: a write has failed
 };
 
 // A FILE* on `file` (which must outlive it) in `mode`; stdio_buffered = false sets _IONBF. Throws
