@@ -203,6 +203,46 @@ void check_write_reporting_minus_one(const std::vector<WriteStep>& steps, const 
                         input);
 }
 
+// A BufferedWriter made over an AutoFile that already failed (a write, byte or flush through the AutoFile itself met
+// the fault), closed with nothing buffered: close() must throw and still release the FILE (docs/file-io.md, "Sticky
+// failure"). Kills a write_buffer that, with nothing buffered, still hands the failed AutoFile an empty write, whose
+// throw then skips the AutoFile's close (serialize/file.h `if (m_used == 0) return;` deleted).
+template <typename Faulty>
+void check_buffered_writer_over_failed_file(const std::vector<WriteStep>& steps, const Key& key, size_t writer_size,
+                                            const Faulty& faulty, bool stdio_buffered, const std::string& setting,
+                                            std::span<const uint8_t> input)
+{
+    FaultFile file = faulty();
+    subject::AutoFile failed{open_fault_file(file, "wb", stdio_buffered), key};
+    size_t failed_at = steps.size();
+    for (size_t i = 0; i < steps.size() && steps[i].kind != WriteStep::Close; ++i) {
+        if (steps[i].kind == WriteStep::Count) continue;
+        try {
+            apply_write(failed, steps[i]);
+        } catch (const std::runtime_error&) {
+            failed_at = i;
+            break;
+        }
+    }
+    if (failed_at == steps.size()) return;  // the AutoFile met the fault only at close(), or not at all
+    std::string error = "(no error)";
+    {
+        subject::BufferedWriter writer{failed, writer_size};
+        try {
+            writer.close();
+        } catch (const std::runtime_error& e) {
+            error = e.what();
+        }
+    }
+    if (error == "(no error)" || !file.closed)
+        report_mismatch("buffered_writer fault mode: BufferedWriter over a failed AutoFile (" + setting + ")",
+                        error == "(no error)" ? "close() succeeded after the AutoFile's write error"
+                                              : "close() left the FILE open",
+                        "the AutoFile failed at step " + std::to_string(failed_at) + "; the BufferedWriter's close() threw \"" +
+                            error + "\"",
+                        input);
+}
+
 }  // namespace
 
 void check_buffered_writer_program(std::span<const uint8_t> input)
@@ -425,6 +465,7 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
         // docs/file-io.md's contract (serdiff's): checked where Core's AutoFile keeps another (docs/core.md).
         if (fault == Fault::io_error && !stdio_buffered)
             check_write_reporting_minus_one(steps, expected, start, key, writer_size, faulty, setting, input);
+        check_buffered_writer_over_failed_file(steps, key, writer_size, faulty, stdio_buffered, setting, input);
     }
 }
 

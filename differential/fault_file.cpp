@@ -88,7 +88,11 @@ int fault_seek(void* cookie, off64_t* offset, int whence)
     return 0;
 }
 
-int fault_close(void*) { return 0; }
+int fault_close(void* cookie)
+{
+    static_cast<FaultFile*>(cookie)->closed = true;
+    return 0;
+}
 
 }  // namespace
 

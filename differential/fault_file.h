@@ -30,6 +30,7 @@ struct FaultFile {
     // stream glibc's fwrite returns the full count and only the error flag tells (docs/file-io.md).
     bool write_returns_minus_one = false;
     bool write_failed = false;  // write_returns_minus_one: a write has failed
+    bool closed = false;        // the FILE* was closed (the cookie's close function ran)
 };
 
 // A FILE* on `file` (which must outlive it) in `mode`; stdio_buffered = false sets _IONBF. Throws
