@@ -609,6 +609,24 @@ void check_writers(const StreamProgram& program, const Bytes& expected, const st
         write_all("SpanWriter", writer, program, ends, [&] { return writer.position(); }, input);
         compare_bytes("primitive_stream SpanWriter", target, expected, input);
     }
+    if (!expected.empty()) {
+        // SpanWriter is public: a span one byte short must be refused by the write that would pass its end, with an
+        // exception that says so (a caller who sized the span wrongly learns it from what()); nothing is written
+        // past the span (ASan would see it).
+        Bytes short_target(expected.size() - 1);
+        std::string error = "(no error)";
+        try {
+            subject::SpanWriter writer{std::span<uint8_t>(short_target)};
+            for (const StreamStep& step : program.steps) write_optimized(writer, step);
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+        if (error.find("SpanWriter") == std::string::npos)
+            report_mismatch("primitive_stream SpanWriter", "a write past the end of the span was not refused with a message naming it",
+                            "span of " + std::to_string(short_target.size()) + " bytes for " +
+                                std::to_string(expected.size()) + ": what() = \"" + error + "\"",
+                            input);
+    }
     if (expected.size() <= kMaxStreamFileProgramBytes) check_file_writers(program, expected, ends, input);
 }
 
