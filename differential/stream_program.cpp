@@ -2,6 +2,7 @@
 // Compiled once per subject: the subject's streams and formatters come from its subject_streams.h.
 #include "differential/stream_program.h"
 
+#include <algorithm>
 #include <iterator>
 #include <map>
 #include <set>
@@ -630,6 +631,52 @@ void check_writers(const StreamProgram& program, const Bytes& expected, const st
     if (expected.size() <= kMaxStreamFileProgramBytes) check_file_writers(program, expected, ends, input);
 }
 
+// docs/format.md "What a failed read leaves": a byte vector whose payload a file cannot fill is left as Core's
+// Unserialize leaves it: nothing it held before, grown to the end of the chunk in progress (the claimed length, at
+// most 5,000,000 bytes) before that chunk is read, so it holds the bytes the file delivered, then zeros. The failing
+// step is read again on a fresh reader (`open` advances it past the steps before), into a vector that already holds
+// more bytes than the file has left. A failure in the length itself is not compared (docs/format.md).
+template <typename Open>
+void check_failed_byte_vector_read(std::string_view reader, const StreamProgram& program, std::span<const uint8_t> data,
+                                   const FailedRead& failed, const Open& open, std::span<const uint8_t> input)
+{
+    if (!failed.failed || program.steps[failed.step].read != Op::ByteVector || failed.before >= data.size()) return;
+    const std::span<const uint8_t> rest = data.subspan(static_cast<size_t>(failed.before));
+    const uint8_t first = rest[0];
+    const size_t prefix = first < 0xfd ? 1 : first == 0xfd ? 3 : first == 0xfe ? 5 : 9;
+    if (prefix > rest.size()) return;
+    uint64_t claimed = first;
+    if (prefix > 1) {
+        claimed = 0;
+        for (size_t b = prefix - 1; b >= 1; --b) claimed = claimed << 8 | rest[b];
+    }
+    const uint64_t least = prefix == 1 ? 0 : prefix == 3 ? 0xfd : prefix == 5 ? 0x10000 : 0x100000000;
+    if (claimed < least || claimed > 0x02000000) return;  // the length fails: not compared
+    const std::span<const uint8_t> payload = rest.subspan(prefix);
+    if (claimed <= payload.size()) return;
+    const size_t chunk_end = static_cast<size_t>(std::min<uint64_t>(claimed, 5'000'000));
+    std::vector<uint8_t> items(payload.size() + 16, 0xa5);  // bytes a read must not leave behind
+    open(failed.step, [&](auto& stream) {
+        try {
+            Unserialize(stream, items);
+        } catch (const std::exception&) {
+        }
+    });
+    size_t same = 0;
+    while (same < items.size() && same < payload.size() && items[same] == payload[same]) ++same;
+    const auto nonzero = std::find_if(items.begin() + static_cast<std::ptrdiff_t>(same), items.end(), [](uint8_t b) { return b != 0; });
+    if (items.size() != chunk_end || nonzero != items.end())
+        report_mismatch("primitive_stream " + std::string(reader) + " failed byte vector read",
+                        "the vector after the failed read is not what Core's leaves",
+                        "step " + std::to_string(failed.step) + " claims " + std::to_string(claimed) + " bytes, the file has " +
+                            std::to_string(payload.size()) + "; the vector holds " + std::to_string(items.size()) +
+                            " bytes (want " + std::to_string(chunk_end) + ")" +
+                            (nonzero != items.end() ? ", byte " + std::to_string(nonzero - items.begin()) + " is " +
+                                                          std::to_string(*nonzero) + " (want the file's bytes, then zeros)"
+                                                    : std::string()),
+                        input);
+}
+
 void check_readers(const StreamProgram& program, Bytes data, std::span<const uint8_t> input)
 {
     data.resize(data.size() - std::min(data.size(), program.truncate_tail));
@@ -658,15 +705,28 @@ void check_readers(const StreamProgram& program, Bytes data, std::span<const uin
     read_file.assign(stored);
     {
         subject::AutoFile file{read_file.open("rb", start), program.key};
+        FailedRead failed;
         compare_traces("primitive_stream AutoFile read",
-                       trace_optimized(file, program, [&] { return file.position() - start; }), expected, input);
+                       trace_optimized(file, program, [&] { return file.position() - start; }, &failed), expected, input);
+        check_failed_byte_vector_read("AutoFile", program, data, failed, [&](size_t step, const auto& read) {
+            subject::AutoFile again{read_file.open("rb", start), program.key};
+            for (size_t i = 0; i < step; ++i) read_optimized(again, program.steps[i]);
+            read(again);
+        }, input);
     }
     {
         subject::AutoFile file{read_file.open("rb", start), program.key};
         subject::BufferedReader reader{file, program.reader_buffer_size};
+        FailedRead failed;
         compare_traces([&] { return "primitive_stream BufferedReader read (buffer " +
                                     std::to_string(program.reader_buffer_size) + ")"; },
-                       trace_optimized(reader, program, [&] { return reader.position() - start; }), expected, input);
+                       trace_optimized(reader, program, [&] { return reader.position() - start; }, &failed), expected, input);
+        check_failed_byte_vector_read("BufferedReader", program, data, failed, [&](size_t step, const auto& read) {
+            subject::AutoFile again_file{read_file.open("rb", start), program.key};
+            subject::BufferedReader again{again_file, program.reader_buffer_size};
+            for (size_t i = 0; i < step; ++i) read_optimized(again, program.steps[i]);
+            read(again);
+        }, input);
     }
 }
 

@@ -559,6 +559,10 @@ void read_byte_payload(S& s, Container& items, size_t size)
     }
     fail_early_if_short(s, std::min(size, kMaxVectorAllocate));  // the first read: the payload or its first chunk
     if (size <= kMaxVectorAllocate) {
+        // As Core's vector and prevector reads (docs/format.md "What a failed read leaves"): nothing the container
+        // held survives, so a file read that fails part-way leaves what the file delivered, then zeros. Core's string
+        // read keeps what the string held up to the new size, and so does this one.
+        if constexpr (!std::is_same_v<Container, std::string>) items.clear();
         resize_for_read(size);
         if (size != 0) s.read(std::as_writable_bytes(std::span<Element>(items.data(), size)));
         return;

@@ -434,6 +434,11 @@ void generate_primitive_stream()
         ProgramWriter huge = stream_header(3, 3, 0, 0, 0);
         stream_raw_read_as(huge, {0xfe, 0x41, 0x4b, 0x4c, 0x00}, Op::ByteVector, 0);  // claims 5,000,001 bytes
         add(target, "read-huge-claimed-byte-vector", huge.bytes);
+        // The file claims 5,000,001 bytes and holds 10: the vector the failed read leaves holds those 10, then zeros, to
+        // the end of the first chunk, and nothing it held before (docs/format.md "What a failed read leaves").
+        ProgramWriter huge_ten = stream_header(3, 3, 0, 0, 0);
+        stream_raw_read_as(huge_ten, concat({{0xfe, 0x41, 0x4b, 0x4c, 0x00}, filled(10, 0x5c)}), Op::ByteVector, 0);
+        add(target, "read-huge-claimed-byte-vector-10-bytes-there", huge_ten.bytes);
         ProgramWriter truncated = stream_header(2, 5, 0, 0, 1, /*tail=*/3);
         stream_operation(truncated, Op::U64, 0x0102030405060708ULL);
         stream_operation(truncated, Op::ByteVector, 40, 7);
