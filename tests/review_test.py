@@ -89,6 +89,32 @@ class ChangedLines(unittest.TestCase):
         with self.assertRaisesRegex(review.Failure, "is not a git checkout .it lies inside"):
             review.resolve(self.tree / "sub")
 
+    def test_verdict_only_applies_a_triage_to_the_last_review(self):
+        with tempfile.TemporaryDirectory() as directory:
+            out = Path(directory)
+            r = results(mutated=("killed", "survived"))
+            r.update({"head": self.head, "base": self.base})
+            (out / "review.json").write_text(review.json.dumps(r))
+            triage = out / "triage.tsv"
+            triage.write_text("streams.cpp#1\tequivalent\tthe general path, as BASE\n")
+            with contextlib.redirect_stdout(io.StringIO()) as shown:
+                status = review.main(["--core-src", str(self.tree), "--verdict-only", "--out", directory])
+            self.assertEqual(status, 1)
+            self.assertIn("1 mutant(s) of the changed lines survived", shown.getvalue())
+            with contextlib.redirect_stdout(io.StringIO()) as shown:
+                status = review.main(["--core-src", str(self.tree), "--verdict-only", "--triage", str(triage),
+                                      "--out", directory])
+            self.assertEqual(status, 0, shown.getvalue())
+            self.assertEqual(review.json.loads((out / "review.json").read_text())["status"], 0)
+            # Another HEAD than the one reviewed: refused.
+            write(self.tree, "src/streams.h", ["moved on"])
+            git(self.tree, "commit", "-qam", "later")
+            with contextlib.redirect_stderr(io.StringIO()) as err:
+                status = review.main(["--core-src", str(self.tree), "--base", self.base, "--verdict-only",
+                                      "--out", directory])
+            self.assertEqual(status, 2)
+            self.assertIn("run the review again", err.getvalue())
+
     def test_no_changed_serialization_line_exits_0(self):
         write(self.tree, "src/validation.cpp", ["only outside"])
         git(self.tree, "commit", "-qam", "outside")
@@ -164,6 +190,27 @@ class Verdict(unittest.TestCase):
         self.assertIn("-a < b", text)
         self.assertIn("+a <= b", text)
         self.assertIn("buffered_writer (fuzz): mismatch: file bytes", text)
+
+    def test_triaged_survivor_is_a_note_not_a_failure(self):
+        r = results(mutated=("killed", "survived", "not reached"))
+        with tempfile.TemporaryDirectory() as directory:
+            triage = Path(directory) / "triage.tsv"
+            triage.write_text("# a comment\nid\tverdict\treason\nstreams.cpp#1\tequivalent\tthe fast path off is "
+                              "BASE's path\nstreams.cpp#9\topen\tstale row\n")
+            review.apply_triage(r["mutation"], str(triage))
+            status, reasons = review.verdict(r)
+            self.assertEqual(status, 1)  # streams.cpp#2 is still untriaged
+            self.assertIn("1 mutant(s) of the changed lines survived: streams.cpp#2", reasons[0])
+            self.assertTrue(any("streams.cpp#1" in n and "triaged equivalent" in n for n in r["notes"]), r["notes"])
+            self.assertTrue(any("stale" in n and "streams.cpp#9" in n for n in r["notes"]), r["notes"])
+            self.assertIn("(triaged equivalent: the fast path off is BASE's path)", review.render(r))
+            triage.write_text("streams.cpp#1\tequivalent\tx\nstreams.cpp#2\topen\tno target makes such a file\n")
+            r = results(mutated=("killed", "survived", "not reached"))
+            review.apply_triage(r["mutation"], str(triage))
+            self.assertEqual(review.verdict(r)[0], 0)
+            triage.write_text("streams.cpp#1\tfixed\tx\n")
+            with self.assertRaises(review.Failure):
+                review.apply_triage(results(mutated=("survived",))["mutation"], str(triage))
 
     def test_mutant_row(self):
         killed, survived = mutants("killed", "survived")

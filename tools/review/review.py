@@ -491,6 +491,31 @@ def mutant_row(mutant):
             "detail": (mutant.get("check") if killed else mutant.get("detail")) or "", "diff": unified(mutant)}
 
 
+TRIAGE_VERDICTS = ("equivalent", "open")
+
+
+def apply_triage(entry, path):
+    """The reviewer's triage of surviving mutants (TRIAGE=FILE, make mutate's triage.tsv format: id, verdict, reason):
+    a survivor with a row keeps its status and gains "triage" (verdict, reason), and no longer fails the review;
+    rows naming no survivor of this run are listed in entry["triage_unused"] (a stale triage is visible)."""
+    if not path:
+        return
+    path = Path(path)
+    if not path.is_file():
+        raise Failure(f"TRIAGE={path}: no such file (tab-separated: mutant id, verdict, reason; "
+                      f"verdicts {' or '.join(TRIAGE_VERDICTS)})")
+    rows = mutate_tool.load_triage(path)
+    for mutant_id, (verdict, _) in rows.items():
+        if verdict not in TRIAGE_VERDICTS:
+            raise Failure(f"TRIAGE={path}: {mutant_id}: verdict {verdict!r} is not {' or '.join(TRIAGE_VERDICTS)}")
+    survivors = {m["id"]: m for m in entry.get("mutants", []) if m["status"] in ("survived", "not reached")}
+    for mutant_id, (verdict, reason) in rows.items():
+        if mutant_id in survivors:
+            survivors[mutant_id]["triage"] = {"verdict": verdict, "reason": reason}
+    entry["triage_file"] = str(shown(path.resolve()))
+    entry["triage_unused"] = sorted(set(rows) - set(survivors))
+
+
 def mutation(changed, seconds, jobs, out):
     """make mutate SUBJECT=core on exactly the changed lines (every mutant there): the review's "mutation" entry."""
     files, lines, unmutated = mutation_plan(changed)
@@ -583,7 +608,14 @@ def verdict(results):
     mutation_entry = results.get("mutation", {})
     if mutation_entry.get("status") == "error":
         reasons.append(f"mutation analysis failed: {mutation_entry.get('message', '')}")
-    survivors = [m for m in mutation_entry.get("mutants", []) if m["status"] in ("survived", "not reached")]
+    survivors = [m for m in mutation_entry.get("mutants", []) if m["status"] in ("survived", "not reached")
+                 and not m.get("triage")]
+    triaged = [m for m in mutation_entry.get("mutants", []) if m.get("triage")]
+    for m in triaged:
+        notes.append(f"surviving mutant {m['id']} ({m['file']}:{m['line']}) triaged {m['triage']['verdict']} in "
+                     f"{mutation_entry.get('triage_file')}: {m['triage']['reason']}")
+    if mutation_entry.get("triage_unused"):
+        notes.append(f"triage rows that name no survivor of this run (stale?): {' '.join(mutation_entry['triage_unused'])}")
     if survivors:
         reasons.append(f"{len(survivors)} mutant(s) of the changed lines survived: "
                        + ", ".join(f"{m['id']} ({m['file']}:{m['line']}{', not reached' if m['status'] == 'not reached' else ''})"
@@ -661,7 +693,9 @@ def render(results):
             out.append(table(("mutant", "line", "status", "killed by / why it survived"), killed_rows))
         for m in mutants:
             if m["status"] in ("survived", "not reached"):
-                out.append(f"surviving mutant {m['id']}:\n" + "".join(f"  {line}\n" for line in m["diff"].splitlines()))
+                triage = (f" (triaged {m['triage']['verdict']}: {m['triage']['reason']})" if m.get("triage") else "")
+                out.append(f"surviving mutant {m['id']}{triage}:\n"
+                           + "".join(f"  {line}\n" for line in m["diff"].splitlines()))
     elif mutation_entry:
         out.append(f"mutation: {mutation_entry.get('status')}: {mutation_entry.get('message', '')}")
     if bench_entry.get("status") == "measured":
@@ -710,12 +744,44 @@ def write(results, out):
         return None
 
 
+def reverdict(arguments, out):
+    """--verdict-only: the verdict of the last review (out/review.json) again with the triage given, nothing rebuilt
+    or re-run; refused when DIR's HEAD or BASE is not the one reviewed."""
+    path = out / "review.json"
+    if not path.is_file():
+        raise Failure(f"--verdict-only (VERDICT_ONLY=1): no {shown(path)}: run the review first")
+    results = json.loads(path.read_text())
+    tree = Path(arguments.core_src).expanduser().resolve()
+    head, base, _ = resolve(tree, arguments.base or results.get("base"))
+    if (head, base) != (results.get("head"), results.get("base")):
+        raise Failure(f"--verdict-only: {shown(path)} reviewed {results.get('head', '?')[:12]} against "
+                      f"{results.get('base', '?')[:12]}, not {head[:12]} against {base[:12]}: run the review again")
+    entry = results.get("mutation", {})
+    for m in entry.get("mutants", []):
+        m.pop("triage", None)
+    entry.pop("triage_unused", None)
+    entry.pop("triage_file", None)
+    apply_triage(entry, arguments.triage)
+    log(f"verdict only: {shown(path)} of HEAD {head[:12]} against BASE {base[:12]}, triage "
+        f"{arguments.triage or '(none)'}; nothing rebuilt or re-run")
+    status, reasons = verdict(results)
+    results.update({"status": status, "reasons": reasons})
+    page = write(results, out)
+    print("\n" + render(results) + f"\n\nreview: everything in {shown(out / 'review.json')}"
+          + (f", the page {shown(page)}" if page else ""), flush=True)
+    return status
+
+
 def review(arguments):
     out = Path(arguments.out) if Path(arguments.out).is_absolute() else ROOT / arguments.out
     tree = Path(arguments.core_src).expanduser().resolve() if arguments.core_src else None
     if tree is None:
         raise Failure("CORE_SRC=DIR is required: a git checkout of Bitcoin Core (make review-core CORE_SRC=DIR "
                       "[BASE=REV] [TIME=S])")
+    if arguments.triage and not Path(arguments.triage).is_file():
+        raise Failure(f"TRIAGE={arguments.triage}: no such file")
+    if arguments.verdict_only:
+        return reverdict(arguments, out)
     log(f"phase 1/7 export: resolving HEAD and BASE in {tree}")
     head, base, how = resolve(tree, arguments.base)
     results = {"core_src": str(tree), "head": head, "base": base, "base_chosen_by": how, "time": arguments.time,
@@ -782,6 +848,7 @@ def review(arguments):
     else:
         log("phase 5/7 mutation: every mutant of the changed lines (invalid and equivalent ones removed) ...")
         results["mutation"] = mutation(changed, arguments.time, arguments.jobs, out)
+        apply_triage(results["mutation"], arguments.triage)
         summary = results["mutation"].get("summary", {})
         log(f"phase 5/7 mutation: {results['mutation']['status']}: " + (
             f"{summary.get('killed')} killed, {summary.get('survived')} survived, {summary.get('invalid')} invalid, "
@@ -815,6 +882,13 @@ def main(argv=None):
     parser.add_argument("--no-mutation", action="store_true", help="skip the mutation analysis (MUTATION=0)")
     parser.add_argument("--no-bench", action="store_true", help="skip the BASE/HEAD benchmark (BENCH=0)")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved benchmark rounds (default 5)")
+    parser.add_argument("--verdict-only", action="store_true",
+                        help="the last review's verdict again (review-out/review.json) with --triage applied, "
+                             "nothing rebuilt or re-run (VERDICT_ONLY=1)")
+    parser.add_argument("--triage", default="", metavar="FILE",
+                        help="the reviewer's triage of surviving mutants (TRIAGE=FILE; tab-separated id, verdict "
+                             "equivalent|open, reason): a triaged survivor is shown with its reason and does not "
+                             "fail the review")
     arguments = parser.parse_args(argv)
     try:
         return review(arguments)
