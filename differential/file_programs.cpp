@@ -2,6 +2,7 @@
 // buffered_reader's and buffered_writer's programs are buffered_{reader,writer}_program.cpp (every subject).
 #include "differential/file_programs.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -19,7 +20,9 @@
 #include "differential/reference/reference.h"
 #include "serialize/block_store.h"
 #include "serialize/file.h"
+#include "serialize/model_formats.h"
 #include "serialize/serialize.h"
+#include "serialize/streams.h"
 
 namespace serdiff::differential {
 
@@ -98,6 +101,83 @@ void check_block_store_seek_fault(const Bytes& stored, const Key& key, const Mag
 }
 
 }  // namespace
+
+// docs/format.md "What a failed read leaves": a witness stack read from a file that fails inside an item of at most
+// one chunk holds the items read and that item, the bytes the file delivered, then zeros (Core's
+// vector<vector<unsigned char>> read); from memory serdiff fails the item before allocating it. Bytes of the
+// block file, from an offset the program chooses, are read as a witness stack from memory and from a file: the same
+// error (or the same stack), and from the file the memory read's items plus that item.
+bool parse_compact_size(std::span<const uint8_t> bytes, size_t& at, uint64_t& value)
+{
+    if (at >= bytes.size()) return false;
+    const uint8_t first = bytes[at];
+    const size_t prefix = first < 0xfd ? 1 : first == 0xfd ? 3 : first == 0xfe ? 5 : 9;
+    if (prefix > bytes.size() - at) return false;
+    value = first;
+    if (prefix > 1) {
+        value = 0;
+        for (size_t b = prefix - 1; b >= 1; --b) value = value << 8 | bytes[at + b];
+    }
+    const uint64_t least = prefix == 1 ? 0 : prefix == 3 ? 0xfd : prefix == 5 ? 0x10000 : 0x100000000;
+    if (value < least || value > 0x02000000) return false;
+    at += prefix;
+    return true;
+}
+
+void check_witness_stack_from_file(std::span<const uint8_t> bytes, std::span<const uint8_t> input)
+{
+    static MemoryFile file("serdiff-witness-stack");
+    file.assign(Bytes(bytes.begin(), bytes.end()));
+    model::WitnessStack from_memory, from_file;
+    std::string memory_error = "(no error)", file_error = "(no error)";
+    try {
+        optimized::SpanReader reader(bytes);
+        optimized::Unserialize(reader, from_memory);
+    } catch (const optimized::SerializeError& error) {
+        memory_error = error.what();
+    }
+    try {
+        optimized::AutoFile in{file.open("rb", 0), Key{}};
+        optimized::Unserialize(in, from_file);
+    } catch (const optimized::SerializeError& error) {
+        file_error = error.what();
+    }
+    // Where the read stops: an item whose payload the bytes cannot hold (its length and where it starts), if any.
+    size_t at = 0;
+    uint64_t count = 0, length = 0;
+    bool item_in_progress = false;
+    if (parse_compact_size(bytes, at, count)) {
+        for (uint64_t i = 0; i < count && parse_compact_size(bytes, at, length); ++i) {
+            if (length > bytes.size() - at) {
+                item_in_progress = length <= 5'000'000;
+                break;
+            }
+            at += static_cast<size_t>(length);
+        }
+    }
+    const auto memory_items = from_memory.encoded_items(), file_items = from_file.encoded_items();
+    bool as_contract = memory_error == file_error;
+    if (as_contract && item_in_progress && memory_error != "(no error)") {
+        const auto last = from_file.empty() ? model::WitnessStack::Item{} : from_file[from_file.size() - 1];
+        const auto delivered = bytes.subspan(at);
+        size_t same = 0;
+        while (same < last.size() && same < delivered.size() && last[same] == delivered[same]) ++same;
+        as_contract = from_file.size() == from_memory.size() + 1 && last.size() == length &&
+                      std::equal(memory_items.begin(), memory_items.end(), file_items.begin()) &&
+                      std::all_of(last.begin() + static_cast<std::ptrdiff_t>(same), last.end(), [](uint8_t b) { return b == 0; });
+    } else if (as_contract) {
+        as_contract = from_file.size() == from_memory.size() &&
+                      std::equal(memory_items.begin(), memory_items.end(), file_items.begin(), file_items.end());
+    }
+    if (!as_contract)
+        report_mismatch("block_store witness stack from a file", "the stack or the error differs from docs/format.md's",
+                        "from memory: " + std::to_string(from_memory.size()) + " items, \"" + memory_error +
+                            "\"; from a file: " + std::to_string(from_file.size()) + " items, \"" + file_error + "\"" +
+                            (item_in_progress ? "; the item in progress claims " + std::to_string(length) + " bytes, " +
+                                                    std::to_string(bytes.size() - at) + " there"
+                                              : std::string()),
+                        input);
+}
 
 void check_block_store_program(std::span<const uint8_t> input)
 {
@@ -203,6 +283,8 @@ void check_block_store_program(std::span<const uint8_t> input)
 
     const uint64_t extra_offset = in.number_at_most(stored.size() + 8);
     block_offsets.push_back(extra_offset);
+    check_witness_stack_from_file(std::span<const uint8_t>(stored).subspan(std::min<size_t>(extra_offset, stored.size())),
+                                  input);
     for (uint64_t offset : block_offsets)
         compare_records([offset] { return "block_store read_block_record at " + std::to_string(offset); },
                         {optimized::read_block_record(optimized_reader, offset, read_magic)},
