@@ -55,6 +55,10 @@ CASES = [
     ("DeserializeBlock", "", "decode, txids hashed"),
     ("DeserializeBlock", "-nohash", "decode, no hashing"),
     ("SizeComputerBlock", "", "size computer"),
+    # On <block>:plain and <block>:xor (no key / an Obfuscation key): Core's AutoFile, BufferedWriter, Obfuscation.
+    ("WriteBlock", "-buffered", "block record through BufferedWriter onto AutoFile"),
+    ("WriteBlock", "-unbuffered", "block record into AutoFile, field by field"),
+    ("ReadBlock", "-unbuffered", "block record from AutoFile, field by field"),
 ]
 WHAT_ORDER = {what: index for index, (_, _, what) in enumerate(CASES)}
 SIDES = ("base", "head")
@@ -136,7 +140,8 @@ def ratio(numerator, denominator):
 
 def sort_key(key):
     group, block, what = key
-    return (int(block) if block.isdigit() else float("inf"), block, WHAT_ORDER.get(what, len(WHAT_ORDER)))
+    height = block.split(":")[0]  # the file rows' blocks are <height>:plain and <height>:xor
+    return (int(height) if height.isdigit() else float("inf"), block, WHAT_ORDER.get(what, len(WHAT_ORDER)))
 
 
 def combine(base_ns, head_ns, base_instructions=None, head_instructions=None):

@@ -768,7 +768,8 @@ def reverdict(arguments, out):
     results.update({"status": status, "reasons": reasons})
     page = write(results, out)
     print("\n" + render(results) + f"\n\nreview: everything in {shown(out / 'review.json')}"
-          + (f", the page {shown(page)}" if page else ""), flush=True)
+          + (f", the page {shown(page)}" if page else "")
+          + f"\nreview: exit status {status} (make reports any non-zero status as its own Error)", flush=True)
     return status
 
 
@@ -866,7 +867,8 @@ def review(arguments):
     results.update({"status": status, "reasons": reasons})
     page = write(results, out)
     print("\n" + render(results) + f"\n\nreview: everything in {shown(out / 'review.json')}"
-          + (f", the page {shown(page)}" if page else ""), flush=True)
+          + (f", the page {shown(page)}" if page else "")
+          + f"\nreview: exit status {status} (make reports any non-zero status as its own Error)", flush=True)
     return status
 
 
