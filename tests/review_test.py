@@ -201,7 +201,8 @@ class Verdict(unittest.TestCase):
             status, reasons = review.verdict(r)
             self.assertEqual(status, 1)  # streams.cpp#2 is still untriaged
             self.assertIn("1 mutant(s) of the changed lines survived: streams.cpp#2", reasons[0])
-            self.assertTrue(any("streams.cpp#1" in n and "triaged equivalent" in n for n in r["notes"]), r["notes"])
+            self.assertTrue(any("1 surviving mutant(s) triaged" in n and "equivalent streams.cpp#1" in n
+                                for n in r["notes"]), r["notes"])
             self.assertTrue(any("stale" in n and "streams.cpp#9" in n for n in r["notes"]), r["notes"])
             self.assertIn("(triaged equivalent: the fast path off is BASE's path)", review.render(r))
             triage.write_text("streams.cpp#1\tequivalent\tx\nstreams.cpp#2\topen\tno target makes such a file\n")

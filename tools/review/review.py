@@ -611,9 +611,13 @@ def verdict(results):
     survivors = [m for m in mutation_entry.get("mutants", []) if m["status"] in ("survived", "not reached")
                  and not m.get("triage")]
     triaged = [m for m in mutation_entry.get("mutants", []) if m.get("triage")]
-    for m in triaged:
-        notes.append(f"surviving mutant {m['id']} ({m['file']}:{m['line']}) triaged {m['triage']['verdict']} in "
-                     f"{mutation_entry.get('triage_file')}: {m['triage']['reason']}")
+    if triaged:
+        by_verdict = {}
+        for m in triaged:
+            by_verdict.setdefault(m["triage"]["verdict"], []).append(m["id"])
+        notes.append(f"{len(triaged)} surviving mutant(s) triaged in {mutation_entry.get('triage_file')} (each "
+                     f"reason beside its diff): " + "; ".join(f"{verdict} {' '.join(ids)}"
+                                                             for verdict, ids in sorted(by_verdict.items())))
     if mutation_entry.get("triage_unused"):
         notes.append(f"triage rows that name no survivor of this run (stale?): {' '.join(mutation_entry['triage_unused'])}")
     if survivors:
