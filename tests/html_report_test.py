@@ -187,7 +187,7 @@ class Pages(unittest.TestCase):
         self.assertEqual(set(status.values()), {"agrees"})
         block = self.dom["review"].one("tr", "target", data_target="block")
         self.assertIn("1 killed", block.text())          # serialize.h#2231, killed by block (fuzz)
-        self.assertIn("1.02×", block.text())             # SerializeBlock's speedup
+        self.assertNotIn("×", block.text())               # speed-ups are in the benchmark table, not per target
         self.assertIn("FINDING", self.dom["review"].one("tr", "target", data_target="buffered_writer").text())
 
     def test_review_changed_lines(self):
@@ -224,6 +224,14 @@ class Pages(unittest.TestCase):
         self.assertEqual(killed.attrs["data-status"], "killed")
         self.assertEqual(killed.one("td", "killed-by").text(), "block (fuzz)")
         self.assertEqual(dom.one("tr", "mutant", data_id="streams.cpp#131").attrs["data-status"], "not-reached")
+        # The reviewer's triage beside the survivor; the diff shows the lines, not the unified-diff headers.
+        self.assertEqual(dom.one("tr", "mutant", data_id="streams.cpp#131").one("span", "triage").text(),
+                         "triaged open: no target makes an unseekable file")
+        self.assertNotIn("@@", survived.one("pre", "diff").text())
+        # Invalid and equivalent mutants are folded into a details element, the judged ones are not.
+        folded = [d for d in dom.find_all("details") if d.find_all("tr", "mutant")]
+        self.assertEqual(sorted(m.attrs["data-status"] for d in folded for m in d.find_all("tr", "mutant")),
+                         ["equivalent", "invalid"])
         self.assertEqual(dom.one(id="mutation-score").text(), "50.0 %")
 
     def test_review_finding(self):

@@ -180,6 +180,8 @@ def diff_block(mutant):
         lines = [f"- {str(mutant.get('original', '')).strip()}", f"+ {str(mutant.get('mutated', '')).strip()}"]
     out = []
     for line in lines:
+        if line.startswith(("---", "+++", "@@")):
+            continue  # the file and line are in their own columns
         kind = ("del" if line.startswith("-") and not line.startswith("---") else
                 "add" if line.startswith("+") and not line.startswith("+++") else "ctx")
         out.append(f'<span class="{kind}">{esc(line)}</span>')
@@ -221,19 +223,6 @@ def status_note(part, what):
     if part.get("command"):
         out += f'<p>command: <code class="command">{esc(part["command"])}</code></p>'
     return out
-
-
-def bench_target(row):
-    """The fuzz target a benchmark row is about: its "target" key, else its group without Serialize/Deserialize
-    (SerializeBlock → block, DeserializeBlockHeader → block_header)."""
-    if row.get("target"):
-        return str(row["target"])
-    group = str(row.get("group") or "")
-    for prefix in ("Deserialize", "Serialize"):
-        if group.startswith(prefix):
-            group = group[len(prefix):]
-            break
-    return "".join("_" + c.lower() if c.isupper() and i else c.lower() for i, c in enumerate(group))
 
 
 def line_states(entry, changed):
@@ -286,6 +275,10 @@ def mutant_table(mutants, id_=None, show_file=False):
         how = m.get("how") or m.get("phase")
         by = (esc(killer) + (f" ({esc(how)})" if how else "")) if status == "killed" and killer else ""
         detail = " ".join(esc(x) for x in (m.get("check"), m.get("detail")) if x)
+        triage = as_dict(m.get("triage"))
+        if triage:
+            detail += (f'<br><span class="triage">triaged <b>{esc(triage.get("verdict"))}</b>: '
+                       f'{esc(triage.get("reason"))}</span>')
         if status == "survived" and as_list(m.get("targets")):
             detail += f'<br><span class="muted">targets that ran: {esc(", ".join(map(str, m["targets"])))}</span>'
         cells = [f'<td class="id"><code>{esc(m.get("id"))}</code></td>']
@@ -433,21 +426,13 @@ def render_review(results):
                            and target in as_list(m.get("targets")))
             mutation_cell = (f'<td class="mutation"{attrs(data_killed=killed, data_survived=survived)}>'
                              f"{killed} killed" + (f", {survived} survived" if survived else "") + "</td>")
-        mine = [r for r in bench_rows if bench_target(r) == target]
-        if not bench_rows and not measured(bench):
-            bench_cell = f'<td class="not-measured">{esc(bench.get("status") or NOT_MEASURED)}</td>'
-        elif not mine:
-            bench_cell = "<td>-</td>"
-        else:
-            bench_cell = "<td>" + ", ".join(f"{r['speedup']:.2f}×" if finite(r.get("speedup")) else NOT_MEASURED
-                                            for r in mine) + "</td>"
         rows.append((attrs(class_="target", data_target=target, data_status=state),
                      [f"<td><code>{esc(target)}</code></td>", cell(replayed, "files"), cell(fuzzed, "execs"),
-                      mutation_cell, bench_cell]))
+                      mutation_cell]))
     body.append("<h2>Targets</h2>")
     if rows:
         body.append(table(["target", "corpus replay", f"fuzz {results.get('time', '?')} s",
-                           "mutants on changed lines", "benchmark (base/HEAD)"], rows, id_="targets"))
+                           "mutants on changed lines"], rows, id_="targets"))
     else:
         body.append(f'<p class="not-measured" id="targets">no target ran ({NOT_MEASURED})</p>')
     absent = as_dict(results.get("absent_targets"))
@@ -490,7 +475,13 @@ def render_review(results):
                    + ("" if name in excerpts else " (source text not recorded)") + "</p>",
                    excerpt_block(name, states, entry.get("counts", {}), excerpts.get(name), by_line)]
         if file_mutants:
-            section.append(mutant_table(file_mutants))
+            # Killed and surviving mutants in view; the ones left out (invalid, equivalent) folded away.
+            judged = [m for m in file_mutants if m.get("status") not in ("invalid", "equivalent")]
+            left_out = [m for m in file_mutants if m.get("status") in ("invalid", "equivalent")]
+            section.append(mutant_table(judged))
+            if left_out:
+                section.append(f"<details><summary>{len(left_out)} mutant(s) left out: invalid (do not compile) or "
+                               f"equivalent (identical object code)</summary>{mutant_table(left_out)}</details>")
         body.append("".join(section) + "</section>")
 
     # the mutation summary, and mutants on files not listed above
