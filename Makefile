@@ -132,7 +132,7 @@ review-core: deps
 	@python3 tools/review/review.py --core-src "$(CORE_SRC)" $(if $(BASE),--base "$(BASE)") \
 	  --time $(if $(filter command line environment,$(origin TIME)),$(TIME),10) \
 	  --jobs $(if $(filter command line,$(origin JOBS)),$(JOBS),2) \
-	  $(if $(filter 0,$(MUTATION)),--no-mutation) $(if $(filter 0,$(BENCH)),--no-bench) $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(TRIAGE),--triage "$(TRIAGE)") $(if $(VERDICT_ONLY),--verdict-only)
+	  $(if $(filter 0,$(MUTATION)),--no-mutation) $(if $(filter 0,$(BENCH)),--no-bench) $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(TRIAGE),--triage "$(TRIAGE)") $(if $(filter 1,$(VERDICT_ONLY)),--verdict-only)
 
 # Which OPTIMIZATIONS.md fast-path lines the committed corpora reach: clang source coverage of the replay
 # driver over every corpus (build/coverage), the llvm-cov report and the per-row table (docs/planted.md).

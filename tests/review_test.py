@@ -94,6 +94,11 @@ class ChangedLines(unittest.TestCase):
             out = Path(directory)
             r = results(mutated=("killed", "survived"))
             r.update({"head": self.head, "base": self.base})
+            (out / "review.json").write_text(review.json.dumps(r))  # a review that stopped before its verdict
+            with contextlib.redirect_stderr(io.StringIO()) as err:
+                self.assertEqual(review.main(["--core-src", str(self.tree), "--verdict-only", "--out", directory]), 2)
+            self.assertIn("did not finish", err.getvalue())
+            r["status"] = 1
             (out / "review.json").write_text(review.json.dumps(r))
             triage = out / "triage.tsv"
             triage.write_text("streams.cpp#1\tequivalent\tthe general path, as BASE\n")
@@ -220,8 +225,22 @@ class Verdict(unittest.TestCase):
         self.assertIsNone(survived["killed_by"])
         self.assertEqual(survived["detail"], "no target failed")
 
+    def test_errored_mutant_needs_eyes(self):
+        status, reasons = review.verdict(results(mutated=("killed", "error")))
+        self.assertEqual(status, 1)
+        self.assertIn("1 mutant(s) could not be judged", reasons[0])
+
+    def test_instructions_not_counted_needs_eyes(self):
+        r = results(instruction_ratios=(1.3, None))
+        r["bench"]["message"] = "callgrind failed"
+        status, reasons = review.verdict(r)
+        self.assertEqual(status, 1)
+        self.assertIn("instructions not counted", reasons[0])
+        self.assertIn("callgrind failed", review.render(r))
+
     def test_slower_in_instructions_needs_eyes(self):
         self.assertEqual(review.verdict(results(instruction_ratios=(1.3, 0.96)))[0], 0)
+        self.assertEqual(review.verdict(results(instruction_ratios=(1 / 1.05,)))[0], 1)  # exactly 5% more: flagged
         status, reasons = review.verdict(results(instruction_ratios=(1.3, 0.9)))
         self.assertEqual(status, 1)
         self.assertIn("slower: SerializeBlock 413567", reasons[0])

@@ -60,11 +60,15 @@ SERIALIZATION_FILES = (
 )
 NOT_MEASURED = "not measured"
 # A case whose HEAD runs this fraction more instructions than BASE is a slowdown the verdict names.
-SLOWER_INSTRUCTIONS = 0.95
+SLOWER_INSTRUCTIONS = 1 / 1.05  # HEAD at 5% or more instructions above BASE
 # Candidates for the branch a change is reviewed against, first that resolves wins (BASE not given).
 DEFAULT_BRANCHES = ("@{upstream}", "refs/remotes/upstream/HEAD", "refs/remotes/origin/HEAD", "upstream/master",
                     "origin/master", "upstream/main", "origin/main", "master", "main")
 REPORT_LINES = 12
+# Wall-clock limits of the replays (a HEAD that loops forever on a seed must not hang the review): a whole corpus
+# directory, one input.
+DIRECTORY_TIMEOUT = 1800
+INPUT_TIMEOUT = 120
 
 
 class Failure(Exception):
@@ -259,7 +263,14 @@ def replay(replay_binary, target):
     if not corpus.is_dir():
         return {"target": target, "ok": True, "files": 0, "note": f"no corpora/{target}/"}
     command = [str(replay_binary), "--target", target, str(corpus)]
-    result = subprocess.run(command, capture_output=True, text=True, env=fuzz_run.sanitizer_environment())
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, errors="replace",
+                                env=fuzz_run.sanitizer_environment(), timeout=DIRECTORY_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return {"target": target, "ok": False, "files": sum(1 for p in corpus.rglob("*") if p.is_file()),
+                "status": "timeout", "input": str(shown(corpus)), "what": f"replay exceeded {DIRECTORY_TIMEOUT} s",
+                "report": [f"the replay of {shown(corpus)} did not finish in {DIRECTORY_TIMEOUT} s (a hang?)"],
+                "replay": f"{shown(replay_binary)} --target {target} {shown(corpus)}"}
     text = result.stdout + result.stderr
     files = sum(1 for p in corpus.rglob("*") if p.is_file())
     if result.returncode == 0:
@@ -276,8 +287,12 @@ def failing_input(replay_binary, target, corpus, text):
         if str(path) in text:
             return path
     for path in sorted(p for p in corpus.rglob("*") if p.is_file()):
-        if subprocess.run([str(replay_binary), "--target", target, str(path)], capture_output=True,
-                          env=fuzz_run.sanitizer_environment()).returncode != 0:
+        try:
+            failed = subprocess.run([str(replay_binary), "--target", target, str(path)], capture_output=True,
+                                    env=fuzz_run.sanitizer_environment(), timeout=INPUT_TIMEOUT).returncode != 0
+        except subprocess.TimeoutExpired:
+            failed = True
+        if failed:
             return path
     return None
 
@@ -331,19 +346,30 @@ def collect_coverage(binary, inputs, out):
         for directory in directories:
             if not directory.is_dir() or not any(directory.iterdir()):
                 continue
-            result = subprocess.run([str(binary), "--target", target, str(directory)], env=environment,
-                                    capture_output=True)
-            if result.returncode != 0:
+            try:
+                failed = subprocess.run([str(binary), "--target", target, str(directory)], env=environment,
+                                        capture_output=True, timeout=DIRECTORY_TIMEOUT).returncode != 0
+            except subprocess.TimeoutExpired:
+                failed = True
+            if failed:
                 for path in sorted(p for p in directory.rglob("*") if p.is_file()):
-                    subprocess.run([str(binary), "--target", target, str(path)], env=environment,
-                                   capture_output=True)
+                    try:
+                        subprocess.run([str(binary), "--target", target, str(path)], env=environment,
+                                       capture_output=True, timeout=INPUT_TIMEOUT)
+                    except subprocess.TimeoutExpired:
+                        pass
     raw = sorted(map(str, profiles.glob("*.profraw")))
     if not raw:
         raise Failure("the coverage replay wrote no profile")
     merged = out / "merged.profdata"
-    subprocess.run(["llvm-profdata-19", "merge", "-sparse", "-o", str(merged), *raw], check=True)
-    lcov = subprocess.run(["llvm-cov-19", "export", str(binary), f"-instr-profile={merged}", "-format=lcov"],
-                          check=True, capture_output=True, text=True).stdout
+    try:
+        subprocess.run(["llvm-profdata-19", "merge", "-sparse", "-o", str(merged), *raw], check=True,
+                       capture_output=True)
+        lcov = subprocess.run(["llvm-cov-19", "export", str(binary), f"-instr-profile={merged}", "-format=lcov"],
+                              check=True, capture_output=True, text=True, errors="replace").stdout
+    except (OSError, subprocess.CalledProcessError) as error:
+        raise Failure(f"merging or exporting the coverage failed (llvm-profdata-19/llvm-cov-19 from llvm-19): "
+                      f"{getattr(error, 'stderr', '') or error}")
     (out / "coverage.lcov").write_text(lcov)
     shutil.rmtree(profiles, ignore_errors=True)
     return parse_lcov(lcov, HEAD_TREE)
@@ -411,9 +437,18 @@ def on_base(results, jobs):
         f"fails on them too ...")
     binary = build_base_fuzz(jobs)
     for row in failing:
-        result = subprocess.run([str(binary), "--target", row["target"], str(ROOT / row["input"])],
-                                capture_output=True, text=True, env=fuzz_run.sanitizer_environment())
-        row["in_base"] = result.returncode != 0
+        try:
+            result = subprocess.run([str(binary), "--target", row["target"], str(ROOT / row["input"])],
+                                    capture_output=True, text=True, errors="replace",
+                                    env=fuzz_run.sanitizer_environment(), timeout=INPUT_TIMEOUT)
+            base_head = report_head(result.stdout + result.stderr)[:1] if result.returncode != 0 else []
+        except subprocess.TimeoutExpired:
+            base_head = ["timeout"]
+        # BASE has the finding only if it fails the same way (the same report headline); a BASE that fails
+        # otherwise on this input does not excuse HEAD's failure.
+        row["in_base"] = bool(base_head) and base_head == [line for line in row.get("report", [])[:1]]
+        if base_head and not row["in_base"]:
+            row["base_fails_otherwise"] = base_head[0]
         row["base_replay"] = f"{shown(binary)} --target {row['target']} {row['input']}"
         log(f"findings: {row['target']} {row['input']}: " + ("BASE fails on it too (not introduced by the change)"
                                                              if row["in_base"] else "BASE agrees: new in HEAD"))
@@ -486,7 +521,8 @@ def mutant_row(mutant):
     killed = status == "killed"
     return {"id": mutant["id"], "file": f"src/{mutant['file']}", "line": mutant["line"],
             "original": mutant.get("original", ""), "mutated": mutant.get("mutated", ""), "status": status,
-            "operator": mutant.get("operator", ""), "killed_by": mutant.get("target") if killed else None,
+            "operator": mutant.get("operator", ""), "targets": mutant.get("targets", []),
+            "killed_by": mutant.get("target") if killed else None,
             "how": mutant.get("phase") if killed else None,
             "detail": (mutant.get("check") if killed else mutant.get("detail")) or "", "diff": unified(mutant)}
 
@@ -531,7 +567,8 @@ def mutation(changed, seconds, jobs, out):
     log_path = out / "mutation.log"
     log(f"phase 5/7 mutation: {shown_command} (log: {shown(log_path)})")
     with open(log_path, "w") as log_file:
-        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                   errors="replace")
         for line in process.stdout:
             log_file.write(line)
             log_file.flush()
@@ -606,6 +643,10 @@ def verdict(results):
             reasons.append(f"{name}: no coverage record of the file (not compiled into the Core subject, or not "
                            f"instrumented): line(s) {ranges(entry['unmeasured'])} unmeasured")
     mutation_entry = results.get("mutation", {})
+    errored = [m["id"] for m in mutation_entry.get("mutants", []) if m["status"] == "error"]
+    if errored:
+        reasons.append(f"{len(errored)} mutant(s) could not be judged (their run failed: see the mutation report): "
+                       + " ".join(errored[:10]) + (" ..." if len(errored) > 10 else ""))
     if mutation_entry.get("status") == "error":
         reasons.append(f"mutation analysis failed: {mutation_entry.get('message', '')}")
     survivors = [m for m in mutation_entry.get("mutants", []) if m["status"] in ("survived", "not reached")
@@ -629,9 +670,13 @@ def verdict(results):
     bench_entry = results.get("bench", {})
     if bench_entry.get("status") == "error":
         reasons.append(f"benchmark failed: {bench_entry.get('message', '')}")
+    if bench_entry.get("status") == "measured" and any(row.get("instruction_ratio") is None
+                                                        for row in bench_entry.get("rows", [])):
+        reasons.append("benchmark: instructions not counted, so a slowdown cannot be judged: "
+                       + (bench_entry.get("message") or "callgrind gave no count"))
     for row in bench_entry.get("rows", []):
         ratio = row.get("instruction_ratio")
-        if ratio is not None and ratio < SLOWER_INSTRUCTIONS:
+        if ratio is not None and ratio <= SLOWER_INSTRUCTIONS:
             reasons.append(f"slower: {row['group']} {row['block']} ({row.get('what', '')}) runs {1 / ratio:.2f}x "
                            f"BASE's instructions")
     results["notes"] = notes
@@ -709,7 +754,8 @@ def render(results):
         out.append(table(("benchmark", "block", "case", "BASE us", "HEAD us", "speed-up (time)",
                           "speed-up (instructions)"), bench_rows)
                    + f"\n{bench_entry.get('rounds', '?')} interleaved rounds, load {bench_entry.get('load')} at the "
-                     f"start, {bench_entry.get('load_after')} at the end; > 1x: HEAD faster")
+                     f"start, {bench_entry.get('load_after')} at the end; > 1x: HEAD faster"
+                   + (f"\n{bench_entry['message']}" if bench_entry.get("message") else ""))
     elif bench_entry:
         out.append(f"benchmark: {bench_entry.get('status')}: {bench_entry.get('message', '')}")
     reported = set()
@@ -754,7 +800,13 @@ def reverdict(arguments, out):
     path = out / "review.json"
     if not path.is_file():
         raise Failure(f"--verdict-only (VERDICT_ONLY=1): no {shown(path)}: run the review first")
-    results = json.loads(path.read_text())
+    try:
+        results = json.loads(path.read_text())
+    except ValueError as error:
+        raise Failure(f"--verdict-only: {shown(path)} is not valid JSON ({error}): run the review again")
+    if "status" not in results:
+        raise Failure(f"--verdict-only: {shown(path)} is from a review that did not finish (no verdict was "
+                      f"written): run the review again")
     tree = Path(arguments.core_src).expanduser().resolve()
     head, base, _ = resolve(tree, arguments.base or results.get("base"))
     if (head, base) != (results.get("head"), results.get("base")):
@@ -783,10 +835,18 @@ def review(arguments):
     if tree is None:
         raise Failure("CORE_SRC=DIR is required: a git checkout of Bitcoin Core (make review-core CORE_SRC=DIR "
                       "[BASE=REV] [TIME=S])")
-    if arguments.triage and not Path(arguments.triage).is_file():
-        raise Failure(f"TRIAGE={arguments.triage}: no such file")
+    if arguments.triage:
+        apply_triage({}, arguments.triage)  # a missing file or a bad verdict fails now, not after the mutants
+    if arguments.time < 1 or arguments.rounds < 1:
+        raise Failure(f"TIME and ROUNDS must be at least 1 (got TIME={arguments.time}, ROUNDS={arguments.rounds})")
     if arguments.verdict_only:
         return reverdict(arguments, out)
+    # A new review starts from nothing: no page, verdict or phase output of the last one is left to be mistaken
+    # for this one's (a review that stops with exit 2 leaves no review.json).
+    for stale in ("review.json", "index.html", "mutation.log", "coverage.lcov", "merged.profdata"):
+        (out / stale).unlink(missing_ok=True)
+    for stale in ("mutation", "bench", "fuzz", "profiles"):
+        shutil.rmtree(out / stale, ignore_errors=True)
     log(f"phase 1/7 export: resolving HEAD and BASE in {tree}")
     head, base, how = resolve(tree, arguments.base)
     results = {"core_src": str(tree), "head": head, "base": base, "base_chosen_by": how, "time": arguments.time,
