@@ -794,6 +794,17 @@ def write(results, out):
         return None
 
 
+def finish(results, out):
+    """The verdict into the results, review.json and the page written, the tables printed; the exit status."""
+    status, reasons = verdict(results)
+    results.update({"status": status, "reasons": reasons})
+    page = write(results, out)
+    print("\n" + render(results) + f"\n\nreview: everything in {shown(out / 'review.json')}"
+          + (f", the page {shown(page)}" if page else "")
+          + f"\nreview: exit status {status} (make reports any non-zero status as its own Error)", flush=True)
+    return status
+
+
 def reverdict(arguments, out):
     """--verdict-only: the verdict of the last review (out/review.json) again with the triage given, nothing rebuilt
     or re-run; refused when DIR's HEAD or BASE is not the one reviewed."""
@@ -820,13 +831,7 @@ def reverdict(arguments, out):
     apply_triage(entry, arguments.triage)
     log(f"verdict only: {shown(path)} of HEAD {head[:12]} against BASE {base[:12]}, triage "
         f"{arguments.triage or '(none)'}; nothing rebuilt or re-run")
-    status, reasons = verdict(results)
-    results.update({"status": status, "reasons": reasons})
-    page = write(results, out)
-    print("\n" + render(results) + f"\n\nreview: everything in {shown(out / 'review.json')}"
-          + (f", the page {shown(page)}" if page else "")
-          + f"\nreview: exit status {status} (make reports any non-zero status as its own Error)", flush=True)
-    return status
+    return finish(results, out)
 
 
 def review(arguments):
@@ -927,13 +932,7 @@ def review(arguments):
         results["bench"] = bench(out, arguments.jobs, arguments.rounds)
         log(f"phase 6/7 bench: {results['bench'].get('status')} {results['bench'].get('message', '')}")
     log("phase 7/7 verdict")
-    status, reasons = verdict(results)
-    results.update({"status": status, "reasons": reasons})
-    page = write(results, out)
-    print("\n" + render(results) + f"\n\nreview: everything in {shown(out / 'review.json')}"
-          + (f", the page {shown(page)}" if page else "")
-          + f"\nreview: exit status {status} (make reports any non-zero status as its own Error)", flush=True)
-    return status
+    return finish(results, out)
 
 
 def main(argv=None):
