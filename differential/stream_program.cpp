@@ -642,17 +642,10 @@ void check_failed_byte_vector_read(std::string_view reader, const StreamProgram&
 {
     if (!failed.failed || program.steps[failed.step].read != Op::ByteVector || failed.before >= data.size()) return;
     const std::span<const uint8_t> rest = data.subspan(static_cast<size_t>(failed.before));
-    const uint8_t first = rest[0];
-    const size_t prefix = first < 0xfd ? 1 : first == 0xfd ? 3 : first == 0xfe ? 5 : 9;
-    if (prefix > rest.size()) return;
-    uint64_t claimed = first;
-    if (prefix > 1) {
-        claimed = 0;
-        for (size_t b = prefix - 1; b >= 1; --b) claimed = claimed << 8 | rest[b];
-    }
-    const uint64_t least = prefix == 1 ? 0 : prefix == 3 ? 0xfd : prefix == 5 ? 0x10000 : 0x100000000;
-    if (claimed < least || claimed > 0x02000000) return;  // the length fails: not compared
-    const std::span<const uint8_t> payload = rest.subspan(prefix);
+    reference::Reader length{rest};  // the claimed length as the reference reads it (canonical, <= MAX_SIZE)
+    const uint64_t claimed = length.read_compactsize();
+    if (length.failed()) return;  // the length fails: not compared
+    const std::span<const uint8_t> payload = rest.subspan(length.position());
     if (claimed <= payload.size()) return;
     const size_t chunk_end = static_cast<size_t>(std::min<uint64_t>(claimed, 5'000'000));
     std::vector<uint8_t> items(payload.size() + 16, 0xa5);  // bytes a read must not leave behind
