@@ -499,7 +499,7 @@ def mutation_plan(changed):
     return files, lines, sorted(f"src/{name}" for name in relative if name not in mutate_tool.CORE_FILES)
 
 
-def mutation_command(changed, seconds, jobs):
+def mutation_command(changed, seconds):
     files, lines, _ = mutation_plan(changed)
     return ["python3", "tools/mutate/mutate.py", "run", "--subject", "core", "--core-src", str(shown(HEAD_TREE)),
             "--files", files, "--lines", lines, "--time", str(seconds), "--out", str(shown(MUTATION_WORK)),
@@ -555,7 +555,7 @@ def apply_triage(entry, path):
 def mutation(changed, seconds, jobs, out):
     """make mutate SUBJECT=core on exactly the changed lines (every mutant there): the review's "mutation" entry."""
     files, lines, unmutated = mutation_plan(changed)
-    command = mutation_command(changed, seconds, jobs)
+    command = mutation_command(changed, seconds)
     shown_command = " ".join(f"'{c}'" if " " in c or ":" in c else c for c in command)
     entry = {"status": NOT_MEASURED, "command": shown_command, "unmutated_files": unmutated}
     if not files:
@@ -914,7 +914,7 @@ def review(arguments):
     write(results, out)  # what is known so far, should a later phase take long or fail
     if arguments.no_mutation:
         results["mutation"] = {"status": NOT_MEASURED, "message": "--no-mutation (MUTATION=0)",
-                               "command": " ".join(mutation_command(changed, arguments.time, arguments.jobs))}
+                               "command": " ".join(mutation_command(changed, arguments.time))}
     else:
         log("phase 5/7 mutation: every mutant of the changed lines (invalid and equivalent ones removed) ...")
         results["mutation"] = mutation(changed, arguments.time, arguments.jobs, out)
