@@ -552,7 +552,7 @@ def apply_triage(entry, path):
     entry["triage_unused"] = sorted(set(rows) - set(survivors))
 
 
-def mutation(changed, seconds, jobs, out):
+def mutation(changed, seconds, out):
     """make mutate SUBJECT=core on exactly the changed lines (every mutant there): the review's "mutation" entry."""
     files, lines, unmutated = mutation_plan(changed)
     command = mutation_command(changed, seconds)
@@ -917,7 +917,7 @@ def review(arguments):
                                "command": " ".join(mutation_command(changed, arguments.time))}
     else:
         log("phase 5/7 mutation: every mutant of the changed lines (invalid and equivalent ones removed) ...")
-        results["mutation"] = mutation(changed, arguments.time, arguments.jobs, out)
+        results["mutation"] = mutation(changed, arguments.time, out)
         apply_triage(results["mutation"], arguments.triage)
         summary = results["mutation"].get("summary", {})
         log(f"phase 5/7 mutation: {results['mutation']['status']}: " + (
