@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -231,6 +232,22 @@ public:
     WitnessStack(std::initializer_list<Bytes> items)
     {
         for (const Bytes& item : items) push_back(item);
+    }
+    WitnessStack(const WitnessStack&) = default;
+    WitnessStack& operator=(const WitnessStack&) = default;
+    // A moved-from stack is empty (defaulted moves would leave it a count and no items).
+    WitnessStack(WitnessStack&& other) noexcept : encoded_(std::move(other.encoded_)), count_(std::exchange(other.count_, 0))
+    {
+        other.encoded_.clear();
+    }
+    WitnessStack& operator=(WitnessStack&& other) noexcept
+    {
+        if (this != &other) {
+            encoded_ = std::move(other.encoded_);
+            count_ = std::exchange(other.count_, 0);
+            other.encoded_.clear();
+        }
+        return *this;
     }
 
     // Walks the items in order.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "differential/reference/reference.h"
@@ -66,6 +67,28 @@ TEST(WitnessStack, PushingItsOwnItemCopiesItFirst)
     for (int i = 0; i < 8; ++i) stack.push_back(stack.item(0));  // the buffer grows and moves meanwhile
     ASSERT_EQ(stack.size(), 9u);
     for (const WitnessStack::Item item : stack) EXPECT_EQ(as_bytes(item), Bytes(100, 0x11));
+}
+
+TEST(WitnessStack, MovedFromStackIsEmpty)
+{
+    // Found by the model_witness_stack target: the defaulted moves left the count behind, so a moved-from stack
+    // said size() 2 with no bytes, and item(0) or a push_back then walked past its buffer.
+    WitnessStack stack{{0xaa}, {0xbb, 0xcc}};
+    WitnessStack moved(std::move(stack));
+    EXPECT_EQ(moved, (WitnessStack{{0xaa}, {0xbb, 0xcc}}));
+    EXPECT_EQ(stack.size(), 0u);  // NOLINT(bugprone-use-after-move): the state after a move is the point
+    EXPECT_TRUE(stack.empty());
+    EXPECT_EQ(stack.serialized_size(), 1u);
+    stack.push_back(Bytes{0x07});
+    EXPECT_EQ(stack, (WitnessStack{{0x07}}));
+    WitnessStack assigned;
+    assigned = std::move(moved);
+    EXPECT_EQ(assigned, (WitnessStack{{0xaa}, {0xbb, 0xcc}}));
+    EXPECT_EQ(moved.size(), 0u);  // NOLINT(bugprone-use-after-move)
+    EXPECT_EQ(moved, WitnessStack{});
+    WitnessStack& self = assigned;
+    assigned = std::move(self);
+    EXPECT_EQ(assigned, (WitnessStack{{0xaa}, {0xbb, 0xcc}}));
 }
 
 TEST(WitnessStack, EqualityIsByItems)
