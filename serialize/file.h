@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -34,26 +35,26 @@ inline std::string describe(const char* what, int error_number)
     return message;
 }
 inline constexpr const char* kFailedEarlier = "file is unusable after an earlier write error";
+// An unseekable FILE (a pipe, a cookie FILE whose seek fails): ftello cannot tell where it is.
+inline constexpr const char* kPositionUnknown = "file position unknown";
+inline constexpr const char* kCannotObfuscate = "cannot obfuscate: file position unknown";
 }  // namespace file_detail
 
 // Owns a FILE* (closed by close() or the destructor) and tracks the absolute position that the
 // obfuscation key is applied at. A write that fails leaves the file failed: every later write, flush
 // or close throws, so nothing after the fault can be reported as written.
+// Position unknown (ftello failed at the start: an unseekable FILE), as Bitcoin Core's AutoFile: plain
+// (zero-key) reads, writes and skips work; position() and size() throw; a keyed read throws and a keyed
+// write of at least one byte is refused (a write error: the file is failed), until a seek succeeds.
 class AutoFile {
 public:
     // `file` may be null only to report the open failure here. The start position comes from ftello,
     // so a caller can position the file anywhere before handing it over.
-    AutoFile(std::FILE* file, const ObfuscationKey& key) : m_file{file}, m_key{key}
+    AutoFile(std::FILE* file, const ObfuscationKey& key) : m_file{file}, m_key{key}, m_keyed{!is_zero_key(key)}
     {
         if (!m_file) throw FileError("cannot open file");
         const off_t start = ftello(m_file);
-        if (start < 0) {
-            const int error_number = errno;
-            std::fclose(m_file);
-            m_file = nullptr;
-            throw FileError(file_detail::describe("cannot tell file position", error_number));
-        }
-        m_position = static_cast<uint64_t>(start);
+        if (start >= 0) m_position = static_cast<uint64_t>(start);
     }
     AutoFile(const AutoFile&) = delete;
     AutoFile& operator=(const AutoFile&) = delete;
@@ -64,7 +65,12 @@ public:
     }
 
     bool is_open() const { return m_file != nullptr; }
-    uint64_t position() const { return m_position; }
+    bool position_known() const { return m_position.has_value(); }
+    uint64_t position() const
+    {
+        if (!m_position) throw FileError(file_detail::kPositionUnknown);
+        return *m_position;
+    }
     const ObfuscationKey& key() const { return m_key; }
 
     void seek(uint64_t position)
@@ -79,21 +85,26 @@ public:
     uint64_t size()
     {
         require_open();
+        if (!m_position) throw FileError(file_detail::kPositionUnknown);  // it could not be restored
         if (fseeko(m_file, 0, SEEK_END) != 0) throw FileError(file_detail::describe("seek failed", errno));
         const off_t end = ftello(m_file);
         if (end < 0) throw FileError(file_detail::describe("cannot tell file position", errno));
-        seek(m_position);
+        seek(*m_position);
         return static_cast<uint64_t>(end);
     }
 
     // Reads up to destination.size() bytes, de-obfuscated; returns how many (fewer only at end of file).
+    // Keyed with the position unknown: throws before reading (even for 0 bytes, as Core's AutoFile::read).
     size_t read_some(std::span<std::byte> destination)
     {
         require_open();
+        if (m_keyed && !m_position) throw FileError(file_detail::kCannotObfuscate);
         const size_t got = std::fread(destination.data(), 1, destination.size(), m_file);
         if (got < destination.size() && std::ferror(m_file)) throw FileError(file_detail::describe("read failed", errno));
-        obfuscate(destination.first(got), m_position, m_key);
-        m_position += got;
+        if (m_position) {
+            obfuscate(destination.first(got), *m_position, m_key);
+            *m_position += got;
+        }
         return got;
     }
 
@@ -109,12 +120,17 @@ public:
         return value;
     }
 
+    // Skipped bytes are not de-obfuscated, so a skip works with the position unknown (as Core's).
     void ignore(size_t count)
     {
+        require_open();
         std::byte scratch[4096];
         while (count > 0) {
             const size_t step = std::min(count, sizeof scratch);
-            read(std::span{scratch, step});
+            const size_t got = std::fread(scratch, 1, step, m_file);
+            if (got < step && std::ferror(m_file)) throw FileError(file_detail::describe("read failed", errno));
+            if (m_position) *m_position += got;
+            if (got != step) throw SerializeError(model::errors::kEndOfData);
             count -= step;
         }
     }
@@ -125,9 +141,10 @@ public:
         if (is_zero_key(m_key)) return write_obfuscated(source);
         std::byte scratch[4096];
         while (!source.empty()) {
+            require_key_position();
             const size_t step = std::min(source.size(), sizeof scratch);
             std::memcpy(scratch, source.data(), step);
-            obfuscate(std::span{scratch, step}, m_position, m_key);
+            obfuscate(std::span{scratch, step}, *m_position, m_key);
             write_obfuscated(std::span{scratch, step});
             source = source.subspan(step);
         }
@@ -137,9 +154,12 @@ public:
     void write_byte(std::byte value)
     {
         require_writable();
-        value ^= m_key[(m_position + (SERDIFF_PLANTED(one_byte_write_key_offset) ? 1 : 0)) % 8];
+        if (m_keyed) {
+            require_key_position();
+            value ^= m_key[(*m_position + (SERDIFF_PLANTED(one_byte_write_key_offset) ? 1 : 0)) % 8];
+        }
         if (std::fputc(std::to_integer<int>(value), m_file) == EOF || std::ferror(m_file)) fail("write failed", errno);
-        ++m_position;
+        if (m_position) ++*m_position;
     }
 
     // Writes bytes that the caller already obfuscated for position() (BufferedWriter's batched XOR).
@@ -151,7 +171,14 @@ public:
         // only the stream's error flag tells (docs/file-io.md, "What the fault matrix found").
         const size_t written = std::fwrite(source.data(), 1, source.size(), m_file);
         if (written != source.size() || std::ferror(m_file)) fail("write failed", errno);
-        m_position += source.size();
+        if (m_position) *m_position += source.size();
+    }
+
+    // A keyed file whose position is unknown cannot obfuscate: a write is refused, and the file failed (what a
+    // BufferedWriter holds is lost). Returns at once for a zero key or a known position.
+    void require_key_position()
+    {
+        if (m_keyed && !m_position) fail(file_detail::kCannotObfuscate, 0);
     }
 
     // Hands every byte written so far to the OS (fflush).
@@ -193,7 +220,8 @@ private:
 
     std::FILE* m_file;
     ObfuscationKey m_key;
-    uint64_t m_position = 0;
+    bool m_keyed;                        // the key is not all zero
+    std::optional<uint64_t> m_position;  // empty: ftello failed at the start and no seek succeeded since
     bool m_failed = false;
 };
 
@@ -344,7 +372,10 @@ private:
     {
         if (m_used == 0) return;
         const std::span<std::byte> pending{m_buffer.data(), m_used};
-        obfuscate(pending, SERDIFF_PLANTED(buffered_writer_flush_key_offset) ? 0 : m_file.position(), m_file.key());
+        // Position unknown: a zero key writes the bytes as they are, a key is refused (the buffer is lost: failed).
+        guarded([&] { m_file.require_key_position(); });
+        if (m_file.position_known())
+            obfuscate(pending, SERDIFF_PLANTED(buffered_writer_flush_key_offset) ? 0 : m_file.position(), m_file.key());
         // The buffer now holds obfuscated bytes: after a failure it must never be written again.
         guarded([&] { m_file.write_obfuscated(pending); });
         m_used = 0;

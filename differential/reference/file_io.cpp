@@ -19,17 +19,18 @@ std::string with_errno(const char* what, int error_number)
     return message;
 }
 
-uint64_t start_position(std::FILE*& file)
+// Empty when ftello fails (an unseekable FILE): the position is unknown.
+std::optional<uint64_t> start_position(std::FILE* file)
 {
     if (!file) throw FileError("cannot open file");
     const off_t start = ftello(file);
-    if (start < 0) {
-        const int error_number = errno;
-        std::fclose(file);
-        file = nullptr;
-        throw FileError(with_errno("cannot tell file position", error_number));
-    }
+    if (start < 0) return std::nullopt;
     return static_cast<uint64_t>(start);
+}
+
+bool is_keyed(const ObfuscationKey& key)
+{
+    return std::any_of(key.begin(), key.end(), [](std::byte value) { return value != std::byte{0}; });
 }
 
 std::string hex_of(std::span<const std::byte> bytes)
@@ -56,6 +57,12 @@ FileWriter::~FileWriter()
     if (m_file) std::fclose(m_file);
 }
 
+uint64_t FileWriter::position() const
+{
+    if (!m_position) throw FileError(kPositionUnknown);
+    return *m_position;
+}
+
 void FileWriter::require_writable() const
 {
     if (!m_file) throw FileError("file is closed");
@@ -65,13 +72,17 @@ void FileWriter::require_writable() const
 void FileWriter::write_byte(std::byte value)
 {
     require_writable();
-    const std::byte stored = value ^ m_key[m_position % 8];
+    if (!m_position && is_keyed(m_key)) {
+        m_failed = true;
+        throw FileError(kCannotObfuscate);
+    }
+    const std::byte stored = m_position ? value ^ m_key[*m_position % 8] : value;
     // glibc can accept a byte on an unbuffered stream whose write failed; the error flag tells.
     if (std::fputc(std::to_integer<int>(stored), m_file) == EOF || std::ferror(m_file)) {
         m_failed = true;
         throw FileError(with_errno("write failed", errno));
     }
-    m_position += 1;
+    if (m_position) *m_position += 1;
 }
 
 void FileWriter::write(std::span<const std::byte> bytes)
@@ -113,12 +124,19 @@ FileReader::~FileReader()
     if (m_file) std::fclose(m_file);
 }
 
+uint64_t FileReader::position() const
+{
+    if (!m_position) throw FileError(kPositionUnknown);
+    return *m_position;
+}
+
 uint64_t FileReader::size()
 {
+    if (!m_position) throw FileError(kPositionUnknown);  // it could not be restored
     if (fseeko(m_file, 0, SEEK_END) != 0) throw FileError(with_errno("seek failed", errno));
     const off_t end = ftello(m_file);
     if (end < 0) throw FileError(with_errno("cannot tell file position", errno));
-    seek(m_position);
+    seek(*m_position);
     return static_cast<uint64_t>(end);
 }
 
@@ -135,24 +153,29 @@ std::byte FileReader::read_raw_byte()
         if (std::ferror(m_file)) throw FileError(with_errno("read failed", errno));
         throw ReadError(model::errors::kEndOfData);
     }
-    m_position += 1;
+    if (m_position) *m_position += 1;
     return static_cast<std::byte>(value);
 }
 
 std::byte FileReader::read_byte()
 {
-    const uint64_t position = m_position;
+    if (!m_position) {
+        if (is_keyed(m_key)) throw FileError(kCannotObfuscate);
+        return read_raw_byte();
+    }
+    const uint64_t position = *m_position;
     return read_raw_byte() ^ m_key[position % 8];
 }
 
 void FileReader::read(std::span<std::byte> bytes)
 {
+    if (!m_position && is_keyed(m_key)) throw FileError(kCannotObfuscate);
     for (std::byte& value : bytes) value = read_byte();
 }
 
 void FileReader::ignore(size_t count)
 {
-    for (size_t i = 0; i < count; ++i) read_byte();
+    for (size_t i = 0; i < count; ++i) read_raw_byte();
 }
 
 // ---- records ----

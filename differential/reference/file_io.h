@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -28,15 +29,22 @@ struct FileError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// The position of an unseekable FILE (ftello fails at the start: a pipe, a cookie FILE whose seek fails) is
+// unknown, as in Bitcoin Core's AutoFile (src/streams.cpp): position() and size() throw FileError(kPositionUnknown);
+// bytes under a non-zero key cannot be obfuscated: a read throws FileError(kCannotObfuscate), a written byte is
+// refused the same way (a write error); zero-key reads, writes and skips work.
+inline constexpr const char* kPositionUnknown = "file position unknown";
+inline constexpr const char* kCannotObfuscate = "cannot obfuscate: file position unknown";
+
 // Writes one byte at a time with fputc; owns the FILE*. After a failed write every later call throws.
 class FileWriter {
 public:
-    FileWriter(std::FILE* file, const ObfuscationKey& key);  // start position from ftello
+    FileWriter(std::FILE* file, const ObfuscationKey& key);  // start position from ftello (may be unknown)
     FileWriter(const FileWriter&) = delete;
     FileWriter& operator=(const FileWriter&) = delete;
     ~FileWriter();  // fclose if still open; cannot report errors (close() does)
 
-    uint64_t position() const { return m_position; }
+    uint64_t position() const;
     void write(std::span<const std::byte> bytes);
     void write_byte(std::byte value);
     void flush();
@@ -46,31 +54,31 @@ private:
     void require_writable() const;
     std::FILE* m_file;
     ObfuscationKey m_key;
-    uint64_t m_position = 0;
+    std::optional<uint64_t> m_position;
     bool m_failed = false;
 };
 
 // Reads one byte at a time with fgetc; owns the FILE*.
 class FileReader {
 public:
-    FileReader(std::FILE* file, const ObfuscationKey& key);  // start position from ftello
+    FileReader(std::FILE* file, const ObfuscationKey& key);  // start position from ftello (may be unknown)
     FileReader(const FileReader&) = delete;
     FileReader& operator=(const FileReader&) = delete;
     ~FileReader();
 
-    uint64_t position() const { return m_position; }
+    uint64_t position() const;
     const ObfuscationKey& key() const { return m_key; }
     uint64_t size();  // total file size; position unchanged
     void seek(uint64_t position);
     std::byte read_byte();  // throws ReadError("end of data") at the end of the file
-    void read(std::span<std::byte> bytes);
-    void ignore(size_t count);
+    void read(std::span<std::byte> bytes);  // position unknown and keyed: throws, even for 0 bytes (as Core's)
+    void ignore(size_t count);  // raw bytes: works with the position unknown
     std::byte read_raw_byte();  // without de-obfuscation (to recognise preallocated zero bytes)
 
 private:
     std::FILE* m_file;
     ObfuscationKey m_key;
-    uint64_t m_position = 0;
+    std::optional<uint64_t> m_position;
 };
 
 // Record framing (SEMANTICS.md "Files"): magic, u32 little-endian payload size, payload, and for undo
