@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "differential/compare.h"
+#include "differential/fault_file.h"
 #include "differential/file_programs.h"
 #include "differential/memory_file.h"
 #include "differential/program_input.h"
@@ -36,10 +37,47 @@ std::byte read_one(Reader& reader)
     }
 }
 
+// Unseekable mode: a position-unknown error (every subject words it its own way) is "position unknown".
+std::string unseekable_text(const std::string& text)
+{
+    return says_position_unknown(text) ? "position unknown" : text;
+}
+
+// The position after a step: a number, or where it is unknown (unseekable mode) what position() throws.
 template <typename Reader>
-Trace trace_reads(Reader& reader, const std::vector<ReadStep>& steps)
+std::string position_text(Reader& reader, bool positions_known)
+{
+    if (positions_known) return std::to_string(reader.position());
+    try {
+        return std::to_string(reader.position());
+    } catch (const std::exception& error) {
+        return "(" + unseekable_text(error.what()) + ")";
+    }
+}
+
+// Unseekable mode, what a buffered reader over the reference does: it fills its buffer with de-obfuscated bytes, so a
+// skip needs the position as a read does (it reads and drops), and an empty read does not reach the file.
+struct BufferedReference {
+    reference::FileReader& reader;
+    std::byte read_byte() { return reader.read_byte(); }
+    void read(std::span<std::byte> bytes)
+    {
+        if (!bytes.empty()) reader.read(bytes);
+    }
+    void ignore(size_t count)
+    {
+        for (size_t i = 0; i < count; ++i) reader.read_byte();
+    }
+    uint64_t position() const { return reader.position(); }
+};
+
+template <typename Reader>
+Trace trace_reads(Reader& reader, const std::vector<ReadStep>& steps, bool positions_known = true)
 {
     Trace trace;
+    const auto ended_by = [&](std::string text) {
+        trace.push_back("error: " + (positions_known ? text : unseekable_text(text)));
+    };
     try {
         for (const ReadStep& step : steps) {
             switch (step.kind) {
@@ -54,14 +92,52 @@ Trace trace_reads(Reader& reader, const std::vector<ReadStep>& steps)
             case ReadStep::Position: trace.push_back("position"); break;
             case ReadStep::Count: break;
             }
-            trace.back() += " @" + std::to_string(reader.position());
+            trace.back() += " @" + position_text(reader, positions_known);
         }
     } catch (const subject::ReadError& error) {
-        trace.push_back("error: " + subject::read_error_text(error));
+        ended_by(subject::read_error_text(error));
     } catch (const reference::ReadError& error) {
-        trace.push_back(std::string("error: ") + error.what());
+        ended_by(error.what());
+    } catch (const std::runtime_error& error) {
+        // A file error (serdiff's and the reference's position-unknown refusal) ends an unseekable program only.
+        if (positions_known) throw;
+        ended_by(error.what());
     }
     return trace;
+}
+
+// Unseekable mode (start byte kUnseekableStartByte): the stored bytes read again through a FILE* that cannot tell
+// its position. Every position() must throw; a zero key reads as before; under a key the AutoFile (and the reference)
+// must refuse every read, an empty one included, and still skip, and the BufferedReader refuse what reaches the file.
+void check_unseekable_reads(const Bytes& stored, const std::array<std::byte, 8>& key, size_t buffer_request, size_t buffer,
+                            const std::vector<ReadStep>& steps, std::span<const uint8_t> input)
+{
+    const auto unseekable = [&] {
+        FaultFile file;
+        file.data = stored;
+        file.fault = Fault::unseekable;
+        return file;
+    };
+    FaultFile reference_file = unseekable(), buffered_reference_file = unseekable(), buffered_file = unseekable(),
+              direct_file = unseekable();
+    Trace expected, expected_buffered;
+    {
+        reference::FileReader reference_reader{open_fault_file(reference_file, "rb", true), key};
+        expected = trace_reads(reference_reader, steps, false);
+    }
+    {
+        reference::FileReader reference_reader{open_fault_file(buffered_reference_file, "rb", true), key};
+        BufferedReference buffered_reference{reference_reader};
+        expected_buffered = trace_reads(buffered_reference, steps, false);
+    }
+    {
+        subject::AutoFile source{open_fault_file(buffered_file, "rb", true), key};
+        subject::BufferedReader reader{source, buffer_request};
+        compare_traces([&] { return "buffered_reader unseekable BufferedReader (buffer " + std::to_string(buffer) + ")"; },
+                       trace_reads(reader, steps, false), expected_buffered, input);
+    }
+    subject::AutoFile direct{open_fault_file(direct_file, "rb", true), key};
+    compare_traces("buffered_reader unseekable AutoFile", trace_reads(direct, steps, false), expected, input);
 }
 
 }  // namespace
@@ -70,7 +146,8 @@ void check_buffered_reader_program(std::span<const uint8_t> input)
 {
     ProgramInput in(input);
     const auto [buffer_request, buffer] = read_buffer_size(in);
-    const uint64_t start = in.byte() % 24;
+    const uint8_t start_byte = in.byte();
+    const uint64_t start = start_byte % 24;
     const std::array<std::byte, 8> key = read_file_key(in);
     const Bytes stored = in.payload(static_cast<size_t>(in.number_at_most(kMaxFileProgramBytes)));
     std::vector<ReadStep> steps;
@@ -93,6 +170,7 @@ void check_buffered_reader_program(std::span<const uint8_t> input)
     }
     subject::AutoFile direct{file.open("rb", start), key};
     compare_traces("buffered_reader AutoFile", trace_reads(direct, steps), expected, input);
+    if (start_byte == kUnseekableStartByte) check_unseekable_reads(stored, key, buffer_request, buffer, steps, input);
 }
 
 }  // namespace serdiff::differential

@@ -4,6 +4,7 @@
 // (subject_streams.h). The subject declares its file-error contract there (kFileErrorsLatch, kFileDestructorsClose,
 // ...): serdiff's is docs/file-io.md's, Core's is what its callers rely on (docs/core.md "buffered_writer on
 // Core"); each is checked in full. The program format is in docs/targets.md.
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -64,6 +65,7 @@ struct FaultRun {
     std::string first_error;
     bool later_call_succeeded = false;  // a call after the first error did not throw
     uint64_t acknowledged = 0;          // the position after the last successful flush()/close()
+    std::string position_told;          // unseekable mode: what position() gave instead of a position-unknown error
 };
 
 // `make_and_run(FILE*, run)` builds a writer over the faulty FILE* and hands it with the steps to `run`, which
@@ -74,13 +76,24 @@ struct FaultRun {
 // first error and its file closed with close_file(), without flushing what the writer still holds.
 // `flush_acknowledges`: whether the writer's flush() promises that the bytes reached the file (Core's BufferedWriter
 // flush() only hands them to its AutoFile, which may hold them in stdio's buffer).
+// `position_known` false (the unseekable mode): nothing is acknowledged by position; instead position() is asked
+// after construction and after every successful call and must throw a position-unknown error (else position_told).
 template <typename MakeAndRun>
 FaultRun run_with_fault(FaultFile& file, bool stdio_buffered, uint64_t start, bool flush_acknowledges,
-                        const MakeAndRun& make_and_run)
+                        const MakeAndRun& make_and_run, bool position_known = true)
 {
     FaultRun run;
     run.acknowledged = start;
     make_and_run(open_fault_file(file, "wb", stdio_buffered), [&](auto& writer, const std::vector<WriteStep>& steps) {
+        const auto ask_position = [&] {
+            if (position_known || !run.position_told.empty()) return;
+            try {
+                run.position_told = "position " + std::to_string(writer.position());
+            } catch (const std::exception& error) {
+                if (!says_position_unknown(error.what())) run.position_told = std::string("error \"") + error.what() + "\"";
+            }
+        };
+        ask_position();
         const auto call = [&](size_t index, bool acknowledges, const auto& action) {
             try {
                 action();
@@ -93,7 +106,8 @@ FaultRun run_with_fault(FaultFile& file, bool stdio_buffered, uint64_t start, bo
                 return;
             }
             if (run.reported) run.later_call_succeeded = true;
-            else if (acknowledges) run.acknowledged = writer.position();
+            else if (acknowledges && position_known) run.acknowledged = writer.position();
+            if (!run.reported) ask_position();
         };
         // The steps up to the first Close, then close(): what follows a close is the fault-free run's business.
         size_t i = 0;
@@ -243,6 +257,89 @@ void check_buffered_writer_over_failed_file(const std::vector<WriteStep>& steps,
                         input);
 }
 
+// Unseekable mode (start byte kUnseekableStartByte): the three writers again, the steps up to the first Close and then
+// close(), on a FILE* that cannot tell its position (Fault::unseekable), so the AutoFile's position is unknown
+// (docs/file-io.md, as Core's AutoFile). Every position() must throw a position-unknown error. A zero key writes the
+// bytes as they are and nothing fails. Under a key nothing may reach the file: the AutoFile and the reference refuse
+// the first step that writes a byte (same step; a position-unknown error), the BufferedWriter at the latest at the
+// next flush() or close() that must write its buffer; after the refusal every call fails where errors latch.
+void check_unseekable_writes(const std::vector<WriteStep>& steps, const Key& key, size_t writer_size, size_t buffer,
+                             bool stdio_buffered, std::span<const uint8_t> input)
+{
+    const bool keyed = std::any_of(key.begin(), key.end(), [](std::byte value) { return value != std::byte{0}; });
+    Bytes plain;  // what the steps before the first Close write
+    std::optional<size_t> first_byte_step, refusal_deadline;
+    size_t close_step = steps.size();
+    for (size_t i = 0; i < steps.size(); ++i) {
+        if (steps[i].kind == WriteStep::Close) {
+            close_step = i;
+            break;
+        }
+        plain.insert(plain.end(), steps[i].bytes.begin(), steps[i].bytes.end());
+        if (!first_byte_step && !steps[i].bytes.empty()) first_byte_step = i;
+        if (first_byte_step && !refusal_deadline && steps[i].kind == WriteStep::Flush) refusal_deadline = i;
+    }
+    if (!refusal_deadline) refusal_deadline = close_step;
+    const std::string setting = std::string(keyed ? "keyed" : "zero key") + (stdio_buffered ? ", stdio buffered" : ", stdio unbuffered") +
+                                ", buffer " + std::to_string(buffer);
+    const auto unseekable = [] {
+        FaultFile file;
+        file.fault = Fault::unseekable;
+        return file;
+    };
+    FaultFile buffered_file = unseekable(), direct_file = unseekable(), reference_file = unseekable();
+    if constexpr (!subject::kFileDestructorsClose) subject::buffered_writes_after_close() = 0;
+    const FaultRun buffered = run_with_fault(buffered_file, stdio_buffered, 0, subject::kBufferedWriterFlushReachesFile,
+                                             [&](std::FILE* stream, const auto& run) {
+                                                 subject::AutoFile file{stream, key};
+                                                 subject::BufferedWriter writer{file, writer_size};
+                                                 run(writer, steps);
+                                             }, false);
+    check_writes_after_close([&] { return "buffered_writer unseekable: BufferedWriter (" + setting + ")"; }, buffered.reported,
+                             input);
+    const FaultRun direct = run_with_fault(direct_file, stdio_buffered, 0, true, [&](std::FILE* stream, const auto& run) {
+        subject::AutoFile file{stream, key};
+        run(file, steps);
+    }, false);
+    const FaultRun reference = run_with_fault(reference_file, stdio_buffered, 0, true, [&](std::FILE* stream, const auto& run) {
+        reference::FileWriter writer{stream, key};
+        run(writer, steps);
+    }, false);
+    const bool refused = keyed && first_byte_step.has_value();
+    const Bytes wanted = keyed ? Bytes{} : plain;
+    const auto check = [&](const std::string& name, const FaultRun& run, const FaultFile& file) {
+        const std::string label = "buffered_writer unseekable: " + name + " (" + setting + ")";
+        if (!run.position_told.empty())
+            report_mismatch(label, "position() did not throw a position-unknown error", run.position_told, input);
+        const std::string first = run.reported ? "first error at step " + std::to_string(run.first_error_step) + ": " + run.first_error
+                                               : "every call succeeded";
+        if (run.reported != refused || (run.reported && !says_position_unknown(run.first_error)))
+            report_mismatch(label, refused ? "a keyed write with the position unknown was not refused" : "an error writing",
+                            first + (refused ? "; step " + std::to_string(*first_byte_step) + " is the first to write a byte" : ""),
+                            input);
+        if (run.later_call_succeeded) report_mismatch(label, "a call succeeded after the refusal", first, input);
+        compare_bytes([&] { return label + " file"; }, file.data, wanted, input);
+    };
+    check("reference FileWriter", reference, reference_file);
+    check("AutoFile", direct, direct_file);
+    check("BufferedWriter", buffered, buffered_file);
+    if (refused && direct.reported && reference.reported &&
+        (direct.first_error_step != reference.first_error_step ||
+         (subject::kFileErrorsWordedAsReference && direct.first_error != reference.first_error)))
+        report_mismatch("buffered_writer unseekable (" + setting + ")", "the AutoFile's refusal differs from the reference's",
+                        "AutoFile at step " + std::to_string(direct.first_error_step) + ": \"" + direct.first_error +
+                            "\"; reference at step " + std::to_string(reference.first_error_step) + ": \"" +
+                            reference.first_error + "\"",
+                        input);
+    if (refused && buffered.reported &&
+        (buffered.first_error_step < *first_byte_step || buffered.first_error_step > *refusal_deadline))
+        report_mismatch("buffered_writer unseekable: BufferedWriter (" + setting + ")", "the refusal comes at the wrong step",
+                        "at step " + std::to_string(buffered.first_error_step) + ": \"" + buffered.first_error +
+                            "\"; the first byte is written at step " + std::to_string(*first_byte_step) +
+                            ", the buffer must be written by step " + std::to_string(*refusal_deadline),
+                        input);
+}
+
 }  // namespace
 
 void check_buffered_writer_program(std::span<const uint8_t> input)
@@ -252,7 +349,8 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
     // A subject whose BufferedWriter takes no 0-byte buffer (Core's drops every write: docs/core.md "Findings")
     // gets the 1 byte serdiff's makes of it.
     const size_t writer_size = subject::kBufferedWriterTakesZeroSize ? buffer_request : buffer;
-    const uint64_t start = in.byte() % 24;
+    const uint8_t start_byte = in.byte();
+    const uint64_t start = start_byte % 24;
     const Key key = read_file_key(in);
     // Flags: bit 0 set = let the destructors write what is pending (else close()); bits 1-2 = 1: the file
     // cannot be opened, 2: a short write, 3: an I/O error from a byte offset on (fault mode, after the
@@ -408,6 +506,7 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
                                 input);
         }
     }
+    if (start_byte == kUnseekableStartByte) check_unseekable_writes(steps, key, writer_size, buffer, stdio_buffered, input);
     if (fault == Fault::none) return;
 
     // Fault mode: each writer again, on a file that fails from an offset in [start, end of the bytes]. The

@@ -67,6 +67,10 @@ ssize_t fault_read(void* cookie, char* buffer, size_t size)
 int fault_seek(void* cookie, off64_t* offset, int whence)
 {
     auto& file = *static_cast<FaultFile*>(cookie);
+    if (file.fault == Fault::unseekable) {
+        errno = ESPIPE;
+        return -1;
+    }
     if (whence == SEEK_END && file.fault == Fault::seek_end_error) {
         errno = file.error_number ? file.error_number : EIO;
         return -1;

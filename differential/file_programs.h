@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <utility>
 
 #include "differential/program_input.h"
@@ -38,6 +39,16 @@ inline std::pair<size_t, size_t> read_buffer_size(ProgramInput& in)
     const size_t request = buffer_byte >= 0xf0 ? 0 : 1 + buffer_byte % kMaxFileBufferSize;
     return {request, std::max<size_t>(request, 1)};
 }
+
+// The start byte of buffered_writer/buffered_reader (start offset b % 24) that also turns on the unseekable mode: after
+// the usual comparison the program runs again on a FILE* that cannot tell its position (differential/fault_file.h,
+// Fault::unseekable), where the AutoFile's position is unknown (docs/file-io.md). No seed before the mode had it.
+inline constexpr uint8_t kUnseekableStartByte = 0xef;
+
+// Unseekable mode: whether an error's what() is a position-unknown one. Core's texts ("AutoFile::tell: position
+// unknown", "AutoFile::read: position unknown", "AutoFile::write_buffer: obfuscation position unknown"), serdiff's
+// and the reference's (reference::kPositionUnknown, kCannotObfuscate) all say so.
+inline bool says_position_unknown(std::string_view what) { return what.find("position unknown") != std::string_view::npos; }
 
 // Span/ignore length bytes of the buffered_writer and buffered_reader programs (docs/targets.md): t < 8 an
 // edge of the buffer size; t ≥ kFirstLargeLengthByte one of kLargeLengths, around the 4096-byte chunks in

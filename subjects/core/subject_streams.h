@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <ios>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -217,18 +218,36 @@ public:
     }
 };
 
+// Where the AutoFile's position is unknown (an unseekable FILE: Core's tell() throws), so is the wrappers' (their
+// position() throws what tell() does). Over a null AutoFile (a file that could not be opened) the constructor still
+// throws tell()'s error, as the buffered_writer program's open-failure check expects.
+inline std::optional<uint64_t> known_position(AutoFile& file)
+{
+    if (file.IsNull()) return file.position();
+    try {
+        return file.position();
+    } catch (const std::ios_base::failure&) {
+        return std::nullopt;
+    }
+}
+inline uint64_t position_from(const std::optional<uint64_t>& start, uint64_t count)
+{
+    if (!start) throw std::ios_base::failure("AutoFile::tell: position unknown");
+    return *start + count;
+}
+
 // Core's BufferedWriter on that AutoFile. close() is what Core's callers do: flush (the destructor's work), then
 // fclose(); close_file() only the fclose(), for a caller that stops at an error.
 class BufferedWriter {
 public:
-    BufferedWriter(AutoFile& file, size_t size) : m_file(file), m_start(file.position()), m_inner(file, size) {}
+    BufferedWriter(AutoFile& file, size_t size) : m_file(file), m_start(known_position(file)), m_inner(file, size) {}
     void write(std::span<const std::byte> bytes)
     {
         m_inner.write(bytes);
         m_written += bytes.size();
     }
     void flush() { m_inner.flush(); }
-    uint64_t position() const { return m_start + m_written; }
+    uint64_t position() const { return position_from(m_start, m_written); }
     void close()
     {
         m_inner.flush();
@@ -238,14 +257,14 @@ public:
 
 private:
     AutoFile& m_file;
-    uint64_t m_start;
+    std::optional<uint64_t> m_start;
     ::BufferedWriter<AutoFile> m_inner;
     uint64_t m_written = 0;
 };
 
 class BufferedReader {
 public:
-    BufferedReader(AutoFile& file, size_t size) : m_start(file.position()), m_inner(std::move(file), size) {}
+    BufferedReader(AutoFile& file, size_t size) : m_start(known_position(file)), m_inner(std::move(file), size) {}
     void read(std::span<std::byte> destination)
     {
         m_inner.read(destination);
@@ -260,10 +279,10 @@ public:
             count -= now;
         }
     }
-    uint64_t position() const { return m_start + m_read; }
+    uint64_t position() const { return position_from(m_start, m_read); }
 
 private:
-    uint64_t m_start;
+    std::optional<uint64_t> m_start;
     ::BufferedReader<::AutoFile> m_inner;
     uint64_t m_read = 0;
 };
