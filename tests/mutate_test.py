@@ -2,7 +2,9 @@
 """ctest mutate_plan: tools/mutate/mutate.py's plan without building anything (universalmutator is replaced by a
 stub): the Core subject's file list and its checks, the paths a Core job writes (copies under build/, never the Core
 tree), --lines (parsing, and that it keeps only the mutants of the lines named), the report's title and triage file
-per subject, and that the serdiff subject's recorded config gains no new key (its report stays as it was)."""
+per subject, and that the serdiff subject's recorded config gains no new key (its report stays as it was); the serdiff
+subject's files (serialize/, model/, crypto/), a file the fuzz binary does not link (not reached), the report's section
+per directory with its own score (report.md, report.json, index.html)."""
 import argparse
 import contextlib
 import io
@@ -162,7 +164,7 @@ class LinesFilter(CoreTree):
 class SerdiffUnchanged(unittest.TestCase):
     def test_default_plan_records_what_it_recorded_before(self):
         state = quiet(mutate.plan, arguments(), None, None, mutate.SerdiffSubject(), stub_generator())
-        self.assertEqual(state["config"]["files"], mutate.optimized_sources())
+        self.assertEqual(state["config"]["files"], mutate.mutable_sources())
         self.assertNotIn("serialize/planted.h", state["config"]["files"])
         self.assertEqual(set(state["config"]), {"files", "sample", "seed", "time", "shard", "unit", "universalmutator"})
         subject = mutate.SerdiffSubject()
@@ -179,6 +181,51 @@ class SerdiffUnchanged(unittest.TestCase):
         with self.assertRaises(SystemExit):
             quiet(mutate.plan, arguments(files=["serialize/planted.h"]), None, None, mutate.SerdiffSubject(),
                   stub_generator())
+
+
+class SerdiffFiles(unittest.TestCase):
+    """serialize/, model/ and crypto/ are the serdiff subject's files (issue 30): a directory named in --files stands
+    for its sources, and the recorded run's set (serialize/ alone) is FILES=serialize/."""
+
+    def test_default_files_are_the_three_directories(self):
+        files = mutate.SerdiffSubject().default_files()
+        self.assertEqual({f.split("/")[0] for f in files}, {"serialize", "model", "crypto"})
+        for name in ("model/model.h", "model/model.cpp", "model/codec_table.h", "model/file_record.h",
+                     "crypto/crypto.cpp", "crypto/crypto.h", "crypto/block_check.cpp", "crypto/block_check.h",
+                     "serialize/serialize.h", "serialize/codec.cpp"):
+            self.assertIn(name, files)
+        self.assertNotIn("serialize/planted.h", files)
+        self.assertEqual(files, sorted(files))
+        state = quiet(mutate.plan, arguments(), None, None, mutate.SerdiffSubject(), stub_generator())
+        # Even a small sample starts with every file, the new directories' included.
+        self.assertEqual({m["file"] for m in state["mutants"][:len(files)]}, set(files))
+
+    def test_a_directory_stands_for_its_sources(self):
+        subject = mutate.SerdiffSubject()
+        state = quiet(mutate.plan, arguments(files=["serialize/"]), None, None, subject, stub_generator())
+        self.assertEqual(state["config"]["files"], mutate.optimized_sources())   # the recorded run's 12 files
+        state = quiet(mutate.plan, arguments(files=["model", "crypto/crypto.cpp"]), None, None, subject,
+                      stub_generator())
+        self.assertEqual(state["config"]["files"], mutate.optimized_sources(("model",)) + ["crypto/crypto.cpp"])
+
+    def test_other_files_are_refused(self):
+        for files in (["serialize/planted.h"], ["differential/compare.h"], ["model/nonexistent.h"], ["streams.h"]):
+            with self.assertRaises(SystemExit, msg=files):
+                quiet(mutate.plan, arguments(files=files), None, None, mutate.SerdiffSubject(), stub_generator())
+
+    def test_a_file_the_fuzz_binary_does_not_link_is_not_reached(self):
+        state = {"coverage": {"reach": {"model/model.h": {"10": {"transaction": 3}}},
+                              "instrumented": {"model/model.h": [10, 12], "crypto/block_check.cpp": []}}}
+        self.assertEqual(mutate.targets_for(state, "model/model.h", 10), (["transaction"], "line"))
+        self.assertEqual(mutate.targets_for(state, "model/model.h", 12), ([], "line"))
+        # crypto/block_check.cpp: only the CLI (serdiff blockfile scan --verify) and the unit tests link it.
+        self.assertEqual(mutate.targets_for(state, "crypto/block_check.cpp", 30), ([], "not linked"))
+        self.assertEqual(mutate.targets_for(state, "crypto/block_check.h", 30), ([], "not linked"))
+
+    def test_failed_unit_tests_are_named(self):
+        text = ("50% tests passed, 1 tests failed out of 2\n\nThe following tests FAILED:\n"
+                "\t  7 - block_verify (Failed)\n\t  9 - model_json (Subprocess aborted)\n")
+        self.assertEqual(mutate.failed_tests(text), "unit: block_verify, model_json")
 
 
 class Report(CoreTree):
@@ -201,6 +248,45 @@ class Report(CoreTree):
         self.assertIn("tools/mutate/triage-core.tsv", text)
         self.assertNotIn("tools/mutate/triage.tsv", text)
         self.assertEqual((summary["killed"], summary["survived"], summary["invalid"]), (1, 1, 1))
+
+    def test_serdiff_sections_per_directory(self):
+        files = ["serialize/streams.h", "model/model.h", "crypto/block_check.cpp"]
+        state = quiet(mutate.plan, arguments(files=files), None, None, mutate.SerdiffSubject(), stub_generator(4))
+        by_file = {}
+        for m in state["mutants"]:
+            by_file.setdefault(m["file"], []).append(m)
+        by_file["serialize/streams.h"][0].update(status="killed", phase="replay", target="prevector", check="x",
+                                                 seconds=0.1)
+        by_file["serialize/streams.h"][1].update(status="equivalent", detail="identical")
+        by_file["model/model.h"][0].update(status="killed", phase="replay", target="transaction", check="x",
+                                           seconds=0.2)
+        by_file["model/model.h"][1].update(status="survived", detail="no kill", targets=["transaction"], reach="line")
+        by_file["crypto/block_check.cpp"][0].update(status="survived", not_reached=True, targets=[], reach="not linked",
+                                                    detail="not reached: no line of the file is in the fuzz binary")
+        by_file["crypto/block_check.cpp"][1].update(status="invalid", detail="error")
+        out = Path(tempfile.mkdtemp(prefix="mutate-test-report-"))
+        self.addCleanup(shutil.rmtree, out)
+        quiet(mutate.write_report, state, out)
+        text, summary = (out / "report.md").read_text(), json.loads((out / "report.json").read_text())
+        self.assertTrue(text.startswith("# Mutation analysis of serialize/, model/, crypto/\n"))
+        directories = summary["per_directory"]
+        self.assertEqual(sorted(directories), ["crypto/", "model/", "serialize/"])
+        self.assertEqual((directories["serialize/"]["killed"], directories["serialize/"]["equivalent"],
+                          directories["serialize/"]["score"]), (1, 1, 100.0))
+        self.assertEqual((directories["model/"]["killed"], directories["model/"]["survived"],
+                          directories["model/"]["score"]), (1, 1, 50.0))
+        self.assertEqual((directories["crypto/"]["survived"], directories["crypto/"]["not_reached"],
+                          directories["crypto/"]["invalid"], directories["crypto/"]["score"]), (1, 1, 1, 0.0))
+        self.assertEqual((summary["killed"], summary["survived"], summary["survived_not_reached"]), (2, 2, 1))
+        self.assertIn("## By directory", text)
+        self.assertIn("### serialize/: score 100.0% (1/1)", text)
+        self.assertIn("### model/: score 50.0% (1/2)", text)
+        self.assertIn("### crypto/: score 0.0% (0/1)", text)
+        page = (out / "index.html").read_text()
+        self.assertIn('id="per-directory"', page)
+        for directory in ("serialize/", "model/", "crypto/"):
+            self.assertIn(f'<section class="directory" data-directory="{directory}">', page)
+        self.assertEqual(page.count('<section class="file"'), 3)
 
     def test_serdiff_report_title(self):
         state = quiet(mutate.plan, arguments(files=["serialize/streams.h"]), None, None, mutate.SerdiffSubject(),

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""make mutate: mutation analysis of the optimized side (serialize/) against the fuzz suite.
+"""make mutate: mutation analysis of the optimized side (serialize/), the shared model types (model/) and the
+hashing and block checks (crypto/) against the fuzz suite; the report has a section per directory, with its score.
 
 Mutants come from universalmutator (PyPI, pinned in tools/mutate/requirements.txt, installed into
-build/python-venv): its `mutate` CLI with the C++ rules, one source file of serialize/ at a time.
+build/python-venv): its `mutate` CLI with the C++ rules, one source file of serialize/, model/ or crypto/ at a time
+(--files takes files or directories; serialize/ alone is the recorded run's set).
 Lines of the planted-bug hooks (serialize/planted.h, `SERDIFF_PLANTED(name)` conditions and `planted::` defect
 helpers) are never mutated.
 
@@ -11,11 +13,14 @@ Per mutant, in a per-job copy of the source tree (mutate-out/jobs/<n>/src) and b
      includes the file is compiled at -O2 -g0 without sanitizers; a compile error = invalid, object
      files byte-identical to the original's for every such unit = equivalent. Both are removed.
   2. reach: the coverage build of `make coverage` (build/coverage) replays each target's corpus; the
-     targets whose replay executes the mutated line are the ones run. None = "survived (not reached)".
+     targets whose replay executes the mutated line are the ones run. None = "survived (not reached)"; so is every
+     mutant of a file no line of which is in the fuzz binary (crypto/block_check.cpp: the CLI and unit tests only).
   3. incremental build of the libFuzzer + ASan/UBSan binary (as `make fuzz`; only the units that include
      the file rebuild; ccache when installed), replay of the committed corpora (and real-data seeds) of
      those targets, then TIME seconds of libFuzzer per target until one kills it.
      Killed = mismatch report, sanitizer report, crash or timeout.
+  4. with --unit (UNIT=1): ctest (unit tests) on every mutant; one the fuzz stages left alive, reached or not, that
+     ctest kills is killed (phase "unit").
 
 State (resumable with --resume): mutate-out/state.json. Report: mutate-out/report.{md,json}.
 
@@ -63,6 +68,9 @@ INPUT_TIMEOUT = 30         # libFuzzer -timeout, as tools/fuzz/run.py
 STATE_VERSION = 1
 TRIAGE = ROOT / "tools" / "mutate" / "triage.tsv"   # id, verdict (equivalent|fixed|open), reason, evidence
 PLANTED_HEADER = "serialize/planted.h"
+# The serdiff subject's directories, each a section of the report with its own score: the optimized side
+# (serialize/), the model types both sides share (model/) and the hashing and block checks (crypto/).
+MUTATED_DIRS = ("serialize", "model", "crypto")
 # The Core subject: Bitcoin Core's serialization files, relative to the Core tree's src/ (docs/mutation.md).
 CORE_FILES = ("serialize.h", "streams.h", "streams.cpp", "util/obfuscation.h", "prevector.h", "compressor.cpp",
               "undo.h", "primitives/transaction.h", "primitives/block.h")
@@ -92,9 +100,21 @@ def mutate_cli():
     return VENV / "bin" / "mutate"
 
 
-def optimized_sources():
-    return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "serialize").iterdir()
+def optimized_sources(directories=("serialize",)):
+    """The mutable sources (.h, .cpp; planted.h never) of `directories`, sorted."""
+    return sorted(str(p.relative_to(ROOT)) for d in directories for p in (ROOT / d).iterdir()
                   if p.suffix in (".h", ".cpp") and str(p.relative_to(ROOT)) != PLANTED_HEADER)
+
+
+def mutable_sources():
+    """Every file the serdiff subject mutates by default: serialize/, model/ and crypto/."""
+    return optimized_sources(MUTATED_DIRS)
+
+
+def directory_of(path):
+    """The report section of a mutated file: its top directory ('serialize/'), or '' for a Core file."""
+    head, _, rest = path.partition("/")
+    return f"{head}/" if rest and head in MUTATED_DIRS else ""
 
 
 # ------------------------------------------------------------------------------------------ subjects
@@ -109,15 +129,25 @@ class SerdiffSubject:
     root = ROOT                       # where the original of every mutated file is read
 
     def default_files(self):
-        return optimized_sources()
+        return mutable_sources()
 
     def normalize(self, path):
         return path
 
+    def expand(self, files):
+        """A directory named in --files (serialize/, model, crypto/) stands for its mutable sources."""
+        expanded = []
+        for path in files:
+            name = path.rstrip("/")
+            chosen = optimized_sources((name,)) if name in MUTATED_DIRS else [path]
+            expanded += [f for f in chosen if f not in expanded]
+        return expanded
+
     def check_files(self, files):
         for path in files:
-            if path == PLANTED_HEADER or not path.startswith("serialize/") or not (ROOT / path).is_file():
-                sys.exit(f"mutate: {path}: not a source file of the optimized side (serialize/, planted.h excluded)")
+            if path == PLANTED_HEADER or not directory_of(path) or not (ROOT / path).is_file():
+                sys.exit(f"mutate: {path}: not a source file of {', '.join(d + '/' for d in MUTATED_DIRS)} "
+                         f"(planted.h excluded)")
 
     def default_out(self):
         return ROOT / "mutate-out"
@@ -162,6 +192,9 @@ class CoreSubject(SerdiffSubject):
 
     def normalize(self, path):
         return path[len("src/"):] if path.startswith("src/") else path
+
+    def expand(self, files):
+        return files
 
     def check_files(self, files):
         for path in files:
@@ -380,7 +413,7 @@ def coverage_map(jobs):
     log("mutate: coverage build and per-target replay (tools/fuzz/coverage.py, build/coverage) ...")
     binary = fuzz_coverage.build(jobs)
     fuzz_coverage.replay_all(binary)
-    return reach_from_profiles(binary, fuzz_coverage.BUILD, [ROOT / s for s in optimized_sources()], ROOT)
+    return reach_from_profiles(binary, fuzz_coverage.BUILD, [ROOT / s for s in mutable_sources()], ROOT)
 
 
 def core_coverage_map(subject, jobs):
@@ -461,6 +494,10 @@ def targets_for(state, path, line):
     """(targets ordered by how often their replay runs the line, how the reach was found)."""
     reach = state["coverage"]["reach"].get(path, {})
     instrumented = set(state["coverage"]["instrumented"].get(path, []))
+    if not instrumented:
+        # No line of the file is in the coverage build of the fuzz binary (crypto/block_check.cpp: only the CLI and
+        # the unit tests link it): no target can reach it.
+        return [], "not linked"
     if line in instrumented:
         counts = reach.get(str(line), {})
         return sorted(counts, key=lambda t: (-counts[t], t)), "line"
@@ -583,7 +620,7 @@ class Job:
                 relative = str(resolved.relative_to(copies))
             except ValueError:
                 continue
-            if self.subject.name == "core" or relative.startswith("serialize/"):
+            if self.subject.name == "core" or directory_of(relative):
                 if commands[current] not in units_of.get(relative, []):
                     units_of.setdefault(relative, []).append(commands[current])
         if not any(path in self.subject.default_files() for path in units_of):
@@ -706,6 +743,12 @@ def first_mismatch(text):
     return text.strip().splitlines()[-1][:200] if text.strip() else "no output"
 
 
+def failed_tests(text):
+    """'unit: name, name' from ctest's 'The following tests FAILED:' list."""
+    names = re.findall(r"^\s*\d+ - (\S+) \(", text.split("The following tests FAILED:")[-1], re.M)
+    return "unit: " + (", ".join(names) if names else "ctest failed")
+
+
 def first_error(text):
     for line in text.splitlines():
         if "error:" in line:
@@ -750,7 +793,7 @@ def plan(arguments, cli, out, subject=None, generator=generate):
     subject = subject or SerdiffSubject()
     lines = parse_lines(arguments.lines) if getattr(arguments, "lines", None) else {}
     lines = {subject.normalize(path): numbers for path, numbers in lines.items()}
-    files = [subject.normalize(f) for f in arguments.files] or sorted(lines) or subject.default_files()
+    files = subject.expand([subject.normalize(f) for f in arguments.files]) or sorted(lines) or subject.default_files()
     subject.check_files(files)
     outside = sorted(set(lines) - set(files))
     if outside:
@@ -823,8 +866,19 @@ def process(job, mutant, state, options, shared, seconds, arguments):
         mutant["differs_in"] = detail
         if not targets:
             mutant["status"] = "survived"
-            mutant["detail"] = "not reached: no target's corpus replay executes the line"
+            mutant["detail"] = ("not reached: no line of the file is in the fuzz binary (only the CLI or unit tests "
+                                "link it)" if reach_kind == "not linked"
+                                else "not reached: no target's corpus replay executes the line")
             mutant["not_reached"] = True
+            if arguments.unit:
+                # UNIT=1: the unit tests are the only part of the suite that can kill it (run in the finally below).
+                job.apply(mutant)
+                build_started = time.time()
+                result = job.ninja([job.subject.binary, "all"])
+                mutant["build_seconds"] = round(time.time() - build_started, 1)
+                if result.returncode != 0:
+                    mutant.pop("not_reached")
+                    mutant["status"], mutant["detail"] = "invalid", "unit build: " + first_error(result.stdout)
             return
         job.apply(mutant)
         build_started = time.time()
@@ -857,10 +911,16 @@ def process(job, mutant, state, options, shared, seconds, arguments):
         mutant["status"] = "survived"
         mutant["detail"] = f"no kill by replay nor {seconds} s of fuzzing per target"
     finally:
-        if arguments.unit and mutant.get("status") in ("killed", "survived") and not mutant.get("not_reached"):
+        if arguments.unit and mutant.get("status") in ("killed", "survived"):
+            unit_started = time.time()
             result = subprocess.run(["ctest", "--test-dir", str(job.build), "-LE", "fuzz", "-j1", "--timeout", "300"],
                                     capture_output=True, text=True)
             mutant["unit_killed"] = result.returncode != 0
+            if mutant["unit_killed"] and mutant["status"] == "survived":
+                # UNIT=1 makes the unit tests part of the kill protocol, run last: a mutant the fuzz stages left
+                # alive (reached or not) that ctest kills is killed, phase "unit" (it stays not reached).
+                mutant.update(status="killed", phase="unit", target="ctest", check=failed_tests(result.stdout),
+                              seconds=round(time.time() - unit_started, 1))
         job.restore(mutant["file"])
         mutant["elapsed"] = round(time.time() - started, 1)
 
@@ -1050,9 +1110,12 @@ def summarize(state):
     scored = [m for m in done if m["status"] in ("killed", "survived")]
     killed = [m for m in scored if m["status"] == "killed"]
     kill_times = [m["seconds"] for m in killed]
-    per_file, per_operator = {}, {}
+    per_file, per_operator, per_directory = {}, {}, {}
     for m in done:
-        for table, key in ((per_file, m["file"]), (per_operator, m["operator"])):
+        keys = [(per_file, m["file"]), (per_operator, m["operator"])]
+        if directory_of(m["file"]):
+            keys.append((per_directory, directory_of(m["file"])))
+        for table, key in keys:
             row = table.setdefault(key, {"killed": 0, "survived": 0, "not_reached": 0, "invalid": 0,
                                          "equivalent": 0, "error": 0})
             row[m["status"]] += 1
@@ -1068,6 +1131,7 @@ def summarize(state):
         "valid_non_equivalent": len(scored), "killed": len(killed),
         "killed_by_replay": sum(1 for m in killed if m.get("phase") == "replay"),
         "killed_by_fuzzing": sum(1 for m in killed if m.get("phase") == "fuzz"),
+        "killed_by_unit": sum(1 for m in killed if m.get("phase") == "unit"),
         "survived": len(scored) - len(killed),
         "survived_not_reached": sum(1 for m in scored if m.get("not_reached")),
         "score": round(100.0 * len(killed) / len(scored), 1) if scored else None,
@@ -1076,6 +1140,10 @@ def summarize(state):
                                               if any(m["phase"] == "fuzz" for m in killed) else None),
         "unit_killed": sum(1 for m in scored if m.get("unit_killed")) if state["config"].get("unit") else None,
         "per_file": per_file, "per_operator": per_operator,
+        # serialize/, model/, crypto/: each with its own score (absent for the Core subject)
+        "per_directory": {d: {**row, "score": round(100.0 * row["killed"] / (row["killed"] + row["survived"]), 1)
+                              if row["killed"] + row["survived"] else None}
+                          for d, row in sorted(per_directory.items())},
         "mutants": done,
     }
 
@@ -1091,6 +1159,7 @@ def table(rows, header):
 def score_rows(per):
     rows = []
     for key, r in sorted(per.items()):
+        r = {k: r.get(k, 0) for k in ("killed", "survived", "not_reached", "invalid", "equivalent")}
         scored = r["killed"] + r["survived"]
         rows.append((key, scored, r["killed"], r["survived"], r["not_reached"], r["invalid"], r["equivalent"],
                      f"{100.0 * r['killed'] / scored:.0f}%" if scored else "-"))
@@ -1110,6 +1179,14 @@ def load_triage(path=TRIAGE):
     return triage
 
 
+def report_title(state, subject):
+    """'serialize/' (as before model/ and crypto/ were mutated), 'serialize/, model/, crypto/', or the Core tree."""
+    if subject.name == "core":
+        return subject.title
+    directories = [d + "/" for d in MUTATED_DIRS if any(directory_of(f) == d + "/" for f in state["config"]["files"])]
+    return ", ".join(directories) or subject.title
+
+
 def write_report(state, out, prefix=""):
     subject = subject_of_state(state)
     summary = summarize(state)
@@ -1126,7 +1203,7 @@ def write_report(state, out, prefix=""):
     header = ("", "valid", "killed", "survived", "not reached", "invalid", "equivalent", "score")
     config = summary["config"]
     lines = [
-        f"# Mutation analysis of {subject.title}",
+        f"# Mutation analysis of {report_title(state, subject)}",
         "",
         f"universalmutator {config['universalmutator']}, seed {config['seed']}, SAMPLE={config['sample'] or 'all'}, "
         f"TIME={config['time']} s per target{', shard ' + config['shard'] if config.get('shard') else ''}"
@@ -1137,7 +1214,8 @@ def write_report(state, out, prefix=""):
         f"- invalid (do not compile): {summary['invalid']}; equivalent (identical -O2 objects): {summary['equivalent']}"
         + (f"; errors: {summary['errors']}" if summary["errors"] else ""),
         f"- valid non-equivalent: {summary['valid_non_equivalent']}; killed {summary['killed']} "
-        f"({summary['killed_by_replay']} by corpus replay, {summary['killed_by_fuzzing']} by fuzzing); "
+        f"({summary['killed_by_replay']} by corpus replay, {summary['killed_by_fuzzing']} by fuzzing"
+        + (f", {summary['killed_by_unit']} by the unit tests" if summary["killed_by_unit"] else "") + "); "
         f"survived {summary['survived']} ({summary['survived_not_reached']} not reached)",
         f"- **score: {summary['score']}%**; median seconds to kill: {summary['median_seconds_to_kill']} "
         f"(by fuzzing only: {summary['median_seconds_to_kill_by_fuzzing']})",
@@ -1158,6 +1236,15 @@ def write_report(state, out, prefix=""):
             f"{target}: {why}" for target, why in sorted(config["left_out_targets"].items())))
     if summary["unit_killed"] is not None:
         lines.append(f"- ctest alone (UNIT=1) kills {summary['unit_killed']} of {summary['valid_non_equivalent']}")
+    if len(summary["per_directory"]) > 1 or any(d != "serialize/" for d in summary["per_directory"]):
+        # A section per directory (serialize/, model/, crypto/), each with its own score and its files.
+        lines += ["", "## By directory", "", table(score_rows(summary["per_directory"]), ("directory",) + header[1:])]
+        for directory, row in summary["per_directory"].items():
+            files = {f: r for f, r in summary["per_file"].items() if directory_of(f) == directory}
+            scored = row["killed"] + row["survived"]
+            lines += ["", f"### {directory}: score {row['score']}% ({row['killed']}/{scored})" if scored
+                      else f"### {directory}: no valid non-equivalent mutant yet", "",
+                      table(score_rows(files), ("file",) + header[1:])]
     lines += ["", "## By file", "", table(score_rows(summary["per_file"]), ("file",) + header[1:]),
               "", "## By operator (universalmutator rule)", "",
               table(score_rows(summary["per_operator"]), ("rule",) + header[1:]), "", "## Survivors", ""]

@@ -556,6 +556,11 @@ def score_cell(row):
     return f'<td class="num">{100.0 * (row.get("killed") or 0) / scored:.0f}%</td>' if scored else "<td>-</td>"
 
 
+def score_text(row):
+    scored = (row.get("killed") or 0) + (row.get("survived") or 0)
+    return f'{100.0 * (row.get("killed") or 0) / scored:.0f}%' if scored else "-"
+
+
 def per_table(per, label, id_):
     rows = []
     for key, row in sorted(as_dict(per).items()):
@@ -567,6 +572,27 @@ def per_table(per, label, id_):
                      + [score_cell(row)]))
     return table([label, "killed", "survived", "not reached", "invalid", "equivalent", "error", "score"], rows,
                  id_=id_)
+
+
+def directory_of(name):
+    """The report section of a mutated file: serialize/, model/, crypto/ (make mutate's directories); '' otherwise."""
+    head, _, rest = str(name).partition("/")
+    return f"{head}/" if rest and head in ("serialize", "model", "crypto") else ""
+
+
+def per_directory(report):
+    """report.json's per_directory, or (a report written before it) the sums of per_file by directory."""
+    given = as_dict(report.get("per_directory"))
+    if given:
+        return given
+    sums = {}
+    for name, row in as_dict(report.get("per_file")).items():
+        if directory_of(name):
+            total = sums.setdefault(directory_of(name), {})
+            for key, value in as_dict(row).items():
+                if isinstance(value, int) and not isinstance(value, bool):
+                    total[key] = total.get(key, 0) + value
+    return sums
 
 
 def render_mutate(report):
@@ -598,6 +624,9 @@ def render_mutate(report):
         ("median seconds to kill", number(report.get("median_seconds_to_kill"), 2), None),
         ("configuration", esc(", ".join(f"{k}={v}" for k, v in config.items() if v not in (None, "", [], {}))),
          "config")], id_="summary"))
+    directories = per_directory(report)
+    if len(directories) > 1 or any(d != "serialize/" for d in directories):
+        body.append("<h2>By directory</h2>" + per_table(directories, "directory", "per-directory"))
     body.append("<h2>By file</h2>" + per_table(report.get("per_file"), "file", "per-file"))
     body.append("<details><summary>By operator (universalmutator rule)</summary>"
                 + per_table(report.get("per_operator"), "rule", "per-operator") + "</details>")
@@ -607,7 +636,19 @@ def render_mutate(report):
     by_file = {}
     for m in mutants:
         by_file.setdefault(str(m.get("file", "?")), []).append(m)
-    for name in sorted(by_file):
+    # A section per directory (serialize/, model/, crypto/) with its own score when there is more than one.
+    sectioned = len({directory_of(name) for name in by_file}) > 1
+    current = None
+    for name in sorted(by_file, key=lambda n: (directory_of(n), n)):
+        if sectioned and directory_of(name) != current:
+            if current is not None:
+                body.append("</section>")
+            current = directory_of(name)
+            row = as_dict(directories.get(current))
+            body.append(f'<section{attrs(class_="directory", data_directory=current or "other")}>'
+                        f'<h3><code>{esc(current or "other")}</code>: score <span class="score">{score_text(row)}'
+                        f'</span> ({number(row.get("killed"))} killed, {number(row.get("survived"))} survived, '
+                        f'{number(row.get("not_reached"))} of them not reached)</h3>')
         file_mutants = by_file[name]
         counts = {}
         for m in file_mutants:
@@ -615,6 +656,8 @@ def render_mutate(report):
         body.append(f'<section{attrs(class_="file", data_file=name)}><h3><code>{esc(name)}</code>: '
                     + esc(", ".join(f"{v} {k}" for k, v in sorted(counts.items()))) + "</h3>"
                     + mutant_table(file_mutants) + "</section>")
+    if sectioned:
+        body.append("</section>")
     return document(title, "\n".join(body))
 
 
