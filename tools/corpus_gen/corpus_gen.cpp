@@ -528,6 +528,51 @@ void generate_prevector()
     }
 }
 
+// model_script and model_witness_stack programs (fuzz_targets/model_script.cpp, model_witness_stack.cpp): op bytes
+// (op % 17 and op % 12) with their arguments, around the 40 inline bytes and the CompactSize prefix widths.
+void generate_model_containers()
+{
+    using serdiff::model::Script;
+    const uint64_t edge = Script::kInlineBytes;
+    ProgramWriter grow;  // push_back across the inline edge, then every other member on the heap
+    for (uint64_t i = 0; i < edge + 5; ++i) grow.byte(0).number(i * 37 + 1);
+    grow.byte(10);                                               // snapshot (copy construction)
+    grow.byte(1).number(10).byte(1).number(60);                  // resize down, resize up (zero-filled)
+    grow.byte(2).number(100).byte(8).number(70).number(9).byte(0);  // resize_uninitialized, one byte written
+    grow.byte(9).number(60).number(40).number(0x5a);             // fill [60, 100)
+    grow.byte(3).number(150).byte(7).number(3).number(90);       // reserve, assign its own bytes [3, 93)
+    grow.byte(12).byte(1).byte(11).byte(1).byte(11).byte(0);     // moves (self-move), self-assign, assign snapshot
+    grow.byte(13).byte(14).byte(1).byte(14).byte(0).byte(13);    // swap, destroyed in place (copy, move), swap
+    add("model_script", "grow-past-inline", grow.bytes);
+    ProgramWriter edges;  // every size-changing member at 39, 40 and 41 bytes, from inline and from the heap
+    for (uint64_t n : {edge - 1, edge, edge + 1, edge}) edges.byte(1).number(n).byte(10);
+    edges.byte(4).byte(2).number(edge).byte(8).number(edge - 1).number(1).byte(1).byte(2).number(edge + 1);
+    edges.byte(9).number(0).number(edge + 1).number(3).byte(4).byte(3).number(edge).byte(3).number(edge + 1);
+    edges.byte(5).number(edge).number(0xee).byte(5).number(edge + 1).number(0xef).byte(6).number(edge).byte(0x31);
+    edges.byte(0).number(1).byte(12).byte(0).byte(14).byte(1);
+    add("model_script", "resize-assign-reserve-at-40-and-41", edges.bytes);
+    ProgramWriter construct;  // each constructor at 0, 40 and 41 bytes
+    for (uint8_t kind = 0; kind < 5; ++kind)
+        for (uint64_t n : {uint64_t{0}, edge, edge + 1}) construct.byte(15).number(n).number(kind + 1).byte(0x40).byte(kind).byte(10);
+    add("model_script", "constructors-at-0-40-41", construct.bytes);
+
+    ProgramWriter widths;  // an item of each length-prefix width, at the 1- and 3-byte widths' edges
+    for (uint64_t n : {0, 1, 0xfc, 0xfd, 0x10000}) widths.byte(0).number(n).payload(static_cast<size_t>(n), 0x21);
+    widths.byte(5).byte(9).number(3).byte(2).number(2).byte(1).number(1).number(100);  // snapshot, advance, part of own item
+    widths.byte(1).number(0xfd).number(5).byte(0x33).byte(11).byte(1).byte(11).byte(0);  // append 253 (5 written), empties
+    widths.byte(7).byte(8).byte(6).byte(1).byte(6).byte(0).byte(3).number(8);            // move, swap, copies, reserve
+    add("model_witness_stack", "prefix-widths-and-every-member", widths.bytes);
+    ProgramWriter small;  // many small items: aliasing pushes, initializer lists, clear
+    for (uint64_t i = 0; i < 20; ++i) {
+        if (i % 2) small.byte(1).number(i).number(i / 2).byte(static_cast<uint8_t>(i));  // append i, write half
+        else small.byte(0).number(i).payload(static_cast<size_t>(i), static_cast<uint8_t>(i));
+    }
+    small.byte(2).number(19).byte(0).number(19).byte(9).number(15).byte(5).byte(4).byte(10).byte(3);
+    for (uint64_t i = 0; i < 3; ++i) small.number(i + 1).payload(static_cast<size_t>(i + 1), 0x44);
+    small.byte(7).byte(8);
+    add("model_witness_stack", "small-items-aliasing-initializer-list", small.bytes);
+}
+
 // compression programs (fuzz_targets/compression.cpp): amount number, script shape byte + payload(65), then
 // the rest decoded as a compressed script. Shapes: % 8 form (0 P2PKH, 1 P2SH, 2 compressed key, 3 uncompressed
 // key, else plain bytes), bit 4 off-form key byte, bits 5-6 near miss (flip a byte, one short, one long).
@@ -986,6 +1031,7 @@ int main(int argc, char** argv)
         generate_obfuscation();
         generate_prevector();
         generate_compression();
+        generate_model_containers();
         generate_buffered_streams();
         generate_block_store();
         generate_dictionaries();
