@@ -4,13 +4,15 @@ stub): the Core subject's file list and its checks, the paths a Core job writes 
 tree), --lines (parsing, and that it keeps only the mutants of the lines named), the report's title and triage file
 per subject, and that the serdiff subject's recorded config gains no new key (its report stays as it was); the serdiff
 subject's files (serialize/, model/, crypto/), a file the fuzz binary does not link (not reached), the report's section
-per directory with its own score (report.md, report.json, index.html)."""
+per directory with its own score (report.md, report.json, index.html); equivalence by instantiation (a mutant that
+changes only the instantiation unit's object is not reached, not equivalent; tools/mutate/instantiate.cpp compiles)."""
 import argparse
 import contextlib
 import io
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -294,6 +296,98 @@ class Report(CoreTree):
         text, _ = self.report(state)
         self.assertTrue(text.startswith("# Mutation analysis of serialize/\n"))
         self.assertIn("(tools/mutate/triage.tsv)", text)
+
+
+class EquivalenceByInstantiation(unittest.TestCase):
+    """TCE on the fuzz binary's units plus the instantiation unit (tools/mutate/instantiate.cpp): a mutant of code no
+    fuzz unit instantiates changes only the instantiation unit's object and is not reached, not equivalent."""
+
+    FIXTURE = ("#pragma once\n"
+               "template <typename T> struct Box {\n"
+               "    T value;\n"
+               "    T used() const { return value + 1; }\n"
+               "    T unused() const { return value + 2; }\n"
+               "};\n")
+
+    def setUp(self):
+        compiler = shutil.which("clang++-19") or shutil.which("clang++")
+        if not compiler:
+            self.skipTest("no clang++")
+        self.directory = Path(tempfile.mkdtemp(prefix="mutate-test-tce-"))
+        self.addCleanup(shutil.rmtree, self.directory)
+        original = self.directory / "original"
+        (original / "serialize").mkdir(parents=True)
+        (original / "serialize" / "box.h").write_text(self.FIXTURE)
+        subject = mutate.SerdiffSubject()
+        subject.root = original                  # where apply/restore read the original
+        self.job = mutate.Job(0, self.directory / "out", 1, False, subject, self.directory / "work")
+        (self.job.src / "serialize").mkdir(parents=True)
+        shutil.copy(original / "serialize" / "box.h", self.job.src / "serialize" / "box.h")
+        units = {"fuzz.cpp": '#include "serialize/box.h"\nint fuzz(const Box<int>& b) { return b.used(); }\n',
+                 "instantiate.cpp": '#include "serialize/box.h"\ntemplate struct Box<int>;\n'}
+        entries = {}
+        for name, text in units.items():
+            (self.job.src / name).write_text(text)
+            entries[name] = {"directory": str(self.job.src), "file": str(self.job.src / name),
+                             "arguments": [compiler, "-std=c++20", f"-I{self.job.src}", "-c", str(self.job.src / name)]}
+        self.job.units_of = {"serialize/box.h": [entries["fuzz.cpp"]]}
+        self.job.instantiation = (entries["instantiate.cpp"], {"serialize/box.h"})
+
+    def mutant(self, line, mutated):
+        return {"id": f"serialize/box.h#{line}", "file": "serialize/box.h", "line": line, "mutated": mutated,
+                "original": self.FIXTURE.splitlines()[line - 1], "operator": "stub", "rule": "stub"}
+
+    def test_classes(self):
+        verdict, detail = self.job.tce(self.mutant(4, "    T used() const { return value + 3; }"), [])
+        self.assertEqual(verdict, "different")
+        verdict, detail = self.job.tce(self.mutant(5, "    T unused() const { return value - 2; }"), [])
+        self.assertEqual(verdict, mutate.INSTANTIATION_ONLY, detail)
+        self.assertIn("instantiate.cpp", detail)
+        verdict, _ = self.job.tce(self.mutant(5, "    T unused() const { return value + (2); }"), [])
+        self.assertEqual(verdict, "equivalent")
+        verdict, detail = self.job.tce(self.mutant(5, "    T unused() const { return value.nothing(); }"), [])
+        self.assertEqual(verdict, "invalid")
+        self.assertIn("instantiation unit", detail)
+        # Without an instantiation unit (the Core subject) the uninstantiated mutant is equivalent, as before.
+        self.job.instantiation = None
+        self.assertEqual(self.job.tce(self.mutant(5, "    T unused() const { return value - 2; }"), [])[0],
+                         "equivalent")
+
+    def test_an_instantiation_only_mutant_is_a_survivor_not_reached(self):
+        mutant = self.mutant(5, "    T unused() const { return value - 2; }")
+        state = {"coverage": {"reach": {"serialize/box.h": {"4": {"transaction": 1}}},
+                              "instrumented": {"serialize/box.h": [4]}}}
+        quiet(mutate.process, self.job, mutant, state, {}, None, 5, arguments())
+        self.assertEqual((mutant["status"], mutant["not_reached"], mutant["reach"], mutant["targets"]),
+                         ("survived", True, mutate.INSTANTIATION_ONLY, []))
+        self.assertIn("instantiation-only", mutant["detail"])
+        self.assertEqual((self.job.src / "serialize" / "box.h").read_text(), self.FIXTURE)  # put back after
+        summary = mutate.summarize({"config": {"sample": None, "unit": False}, "generated": 1,
+                                    "generated_per_file": {}, "dropped": {}, "mutants": [mutant]})
+        self.assertEqual((summary["equivalent"], summary["survived"], summary["survived_not_reached"],
+                          summary["survived_instantiation_only"], summary["score"]), (0, 1, 1, 1, 0.0))
+
+    def test_the_instantiation_unit_takes_codec_cpp_flags_and_lists_its_headers(self):
+        compiler = shutil.which("clang++-19") or shutil.which("clang++")
+        self.job.src = ROOT                      # the checkout stands for a job's copy of it
+        codec = {"directory": str(self.directory), "file": str(ROOT / "serialize" / "codec.cpp"),
+                 "arguments": [compiler, "-std=c++20", f"-I{ROOT}", "-O2", "-fsanitize=address", "-o", "codec.o",
+                               "-c", str(ROOT / "serialize" / "codec.cpp")]}
+        entry, included = self.job.instantiation_unit({"serialize/serialize.h": [codec]})
+        self.assertEqual(entry["file"], str((ROOT / mutate.INSTANTIATION_UNIT).resolve()))
+        self.assertIn(str((ROOT / mutate.INSTANTIATION_UNIT).resolve()), entry["arguments"])
+        self.assertNotIn(str(ROOT / "serialize" / "codec.cpp"), entry["arguments"])
+        for header in ("serialize/streams.h", "serialize/prevector.h", "serialize/file.h", "serialize/serialize.h",
+                       "model/model.h", "crypto/crypto.h"):
+            self.assertIn(header, included)
+        self.assertNotIn("serialize/codec.cpp", included)
+
+    def test_the_instantiation_unit_compiles(self):
+        # tools/mutate/instantiate.cpp against the current serialize/ (the TCE step stops if it does not).
+        compiler = shutil.which("clang++-19") or shutil.which("clang++")
+        result = subprocess.run([compiler, "-std=c++20", f"-I{ROOT}", "-fsyntax-only",
+                                 str(ROOT / mutate.INSTANTIATION_UNIT)], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr[-2000:])
 
 
 if __name__ == "__main__":

@@ -10,8 +10,11 @@ helpers) are never mutated.
 
 Per mutant, in a per-job copy of the source tree (mutate-out/jobs/<n>/src) and build tree:
   1. validity + trivial compiler equivalence (TCE): every translation unit of the fuzz binary that
-     includes the file is compiled at -O2 -g0 without sanitizers; a compile error = invalid, object
-     files byte-identical to the original's for every such unit = equivalent. Both are removed.
+     includes the file is compiled at -O2 -g0 without sanitizers; a compile error = invalid. When every such
+     object is byte-identical to the original's, the instantiation unit (tools/mutate/instantiate.cpp: every public
+     template and member of serialize/ for the fuzz targets' types; serdiff subject only) is compiled too: its
+     object differs = "survived (not reached)", reach "instantiation-only" (code no fuzz unit instantiates); it
+     does not compile = invalid; identical there too = equivalent. Invalid and equivalent are removed.
   2. reach: the coverage build of `make coverage` (build/coverage) replays each target's corpus; the
      targets whose replay executes the mutated line are the ones run. None = "survived (not reached)"; so is every
      mutant of a file no line of which is in the fuzz binary (crypto/block_check.cpp: the CLI and unit tests only).
@@ -76,6 +79,11 @@ CORE_FILES = ("serialize.h", "streams.h", "streams.cpp", "util/obfuscation.h", "
               "undo.h", "primitives/transaction.h", "primitives/block.h")
 CORE_WORK = ROOT / "build" / "mutate-core"           # the Core subject's job trees and coverage build
 CORE_TRIAGE = ROOT / "tools" / "mutate" / "triage-core.tsv"
+# The instantiation unit (docs/mutation.md, "Equivalence"): compiled only by the TCE step, in every job's copy of the
+# tree, with the compile command of serialize/codec.cpp; it instantiates every public template and member of
+# serialize/ for the types the fuzz targets use.
+INSTANTIATION_UNIT = "tools/mutate/instantiate.cpp"
+INSTANTIATION_ONLY = "instantiation-only"
 
 lock = threading.Lock()
 
@@ -542,6 +550,7 @@ class Job:
         self.build_jobs = build_jobs
         self.tce_baseline = {}
         self.units_of = {}
+        self.instantiation = None          # (compile entry, {mutable files it includes}) of INSTANTIATION_UNIT
 
     def sync(self):
         """Copies changed files of the checkout into the job's tree (unchanged files keep their mtime) and
@@ -627,6 +636,37 @@ class Job:
             sys.exit(f"mutate: job {self.index}: no unit of {self.subject.binary} found to include "
                      f"{self.subject.title} (ninja -t deps in {self.build}); cannot tell equivalent mutants")
         self.units_of = units_of
+        if self.subject.name == "serdiff":
+            self.instantiation = self.instantiation_unit(units_of)
+
+    def instantiation_unit(self, units_of):
+        """(compile entry, {mutable file it includes}) for INSTANTIATION_UNIT in the job's copy: serialize/codec.cpp's
+        command (the fuzz tree's flags and include directories) with the source and output replaced."""
+        source = (self.src / INSTANTIATION_UNIT).resolve()
+        if not source.is_file():
+            sys.exit(f"mutate: job {self.index}: {source} missing (the instantiation unit of the TCE step)")
+        entries = [e for e in units_of.get("serialize/serialize.h", []) if e["file"].endswith("serialize/codec.cpp")]
+        entries = entries or units_of.get("serialize/serialize.h", [])
+        if not entries:
+            sys.exit(f"mutate: job {self.index}: no unit includes serialize/serialize.h: no flags for {INSTANTIATION_UNIT}")
+        entry = entries[0]
+        arguments = entry["arguments"] if "arguments" in entry else shlex.split(entry["command"])
+        arguments = [str(source) if a == entry["file"] or (Path(entry["directory"]) / a).resolve() ==
+                     Path(entry["file"]).resolve() else a for a in arguments]
+        unit = {"directory": entry["directory"], "file": str(source), "arguments": arguments}
+        result = subprocess.run(self.tce_arguments(unit) + ["-M"], cwd=entry["directory"], capture_output=True,
+                                text=True)
+        if result.returncode != 0:
+            sys.exit(f"mutate: job {self.index}: {INSTANTIATION_UNIT} does not compile: {first_error(result.stderr)}")
+        copies, included = self.subject.copy_root(self).resolve(), set()
+        for word in result.stdout.replace("\\\n", " ").split():
+            try:
+                relative = str((Path(entry["directory"]) / word).resolve().relative_to(copies))
+            except ValueError:
+                continue
+            if directory_of(relative):
+                included.add(relative)
+        return unit, included
 
     def copy_of(self, path):
         return self.subject.copy_root(self) / path
@@ -639,8 +679,9 @@ class Job:
         lines[mutant["line"] - 1] = mutant["mutated"]
         self.copy_of(mutant["file"]).write_text("\n".join(lines))
 
-    def tce_compile(self, entry, scratch):
-        """Object bytes' SHA-256 of one unit at -O2 -g0 without sanitizers, or (None, error text)."""
+    @staticmethod
+    def tce_arguments(entry):
+        """The unit's compile command without output, sanitizers, optimization, debug and dependency flags."""
         arguments = entry["arguments"] if "arguments" in entry else shlex.split(entry["command"])
         if arguments and Path(arguments[0]).name == "ccache":
             arguments = arguments[1:]
@@ -658,8 +699,12 @@ class Job:
             if argument == "-fsanitize=fuzzer-no-link":
                 continue
             kept.append(argument)
+        return kept
+
+    def tce_compile(self, entry, scratch):
+        """Object bytes' SHA-256 of one unit at -O2 -g0 without sanitizers, or (None, error text)."""
         output = scratch / "unit.o"
-        result = subprocess.run(kept + ["-O2", "-g0", "-o", str(output)], cwd=entry["directory"],
+        result = subprocess.run(self.tce_arguments(entry) + ["-O2", "-g0", "-o", str(output)], cwd=entry["directory"],
                                 capture_output=True, text=True)
         if result.returncode != 0:
             return None, result.stderr[-3000:]
@@ -680,7 +725,9 @@ class Job:
         return sorted(units, key=rank)
 
     def tce(self, mutant, targets):
-        """'invalid' (with the error), 'equivalent', or 'different' (with the first unit that differs)."""
+        """'invalid' (with the error), 'equivalent', 'different' (with the first unit that differs), or
+        INSTANTIATION_ONLY: every unit of the fuzz binary identical, the instantiation unit's object not (code no
+        fuzz unit instantiates: not reached, never equivalent)."""
         units = self.unit_order(mutant, targets)
         if not units:
             raise RuntimeError(f"no unit of the fuzz binary includes {mutant['file']}")
@@ -700,6 +747,22 @@ class Job:
                 if digest != self.tce_baseline[key]:
                     return "different", str(Path(key).relative_to(self.src) if Path(key).is_relative_to(self.src)
                                             else Path(key).relative_to(self.base))
+            if self.instantiation and mutant["file"] in self.instantiation[1]:
+                entry = self.instantiation[0]
+                if INSTANTIATION_UNIT not in self.tce_baseline:
+                    self.restore(mutant["file"])
+                    self.tce_baseline[INSTANTIATION_UNIT], error = self.tce_compile(entry, scratch)
+                    if self.tce_baseline[INSTANTIATION_UNIT] is None:
+                        raise RuntimeError(f"original {INSTANTIATION_UNIT} does not compile: {error}")
+                self.apply(mutant)
+                digest, error = self.tce_compile(entry, scratch)
+                if digest is None:
+                    return "invalid", f"{INSTANTIATION_UNIT} (instantiation unit only): {first_error(error)}"
+                if digest != self.tce_baseline[INSTANTIATION_UNIT]:
+                    return INSTANTIATION_ONLY, (f"identical objects in all {len(units)} units of the fuzz binary; "
+                                                f"{INSTANTIATION_UNIT}'s differs: code no fuzz unit instantiates")
+                return "equivalent", (f"identical objects in all {len(units)} units and in {INSTANTIATION_UNIT} "
+                                      f"(-O2 -g0)")
             return "equivalent", f"identical objects in all {len(units)} units (-O2 -g0)"
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -860,15 +923,22 @@ def process(job, mutant, state, options, shared, seconds, arguments):
     mutant["targets"], mutant["reach"] = targets, reach_kind
     try:
         verdict, detail = job.tce(mutant, targets)
-        if verdict != "different":
+        if verdict == INSTANTIATION_ONLY:
+            # Compiled into no unit of the fuzz binary, so no target can run it: not reached, not equivalent.
+            targets = mutant["targets"] = []
+            mutant["reach"] = reach_kind = INSTANTIATION_ONLY
+            mutant["differs_in"] = INSTANTIATION_UNIT
+        elif verdict != "different":
             mutant["status"], mutant["detail"] = verdict, detail
             return
-        mutant["differs_in"] = detail
+        else:
+            mutant["differs_in"] = detail
         if not targets:
             mutant["status"] = "survived"
-            mutant["detail"] = ("not reached: no line of the file is in the fuzz binary (only the CLI or unit tests "
-                                "link it)" if reach_kind == "not linked"
-                                else "not reached: no target's corpus replay executes the line")
+            mutant["detail"] = {"not linked": "not reached: no line of the file is in the fuzz binary (only the CLI or "
+                                              "unit tests link it)",
+                                INSTANTIATION_ONLY: "not reached (instantiation-only): " + (detail or "")}.get(
+                reach_kind, "not reached: no target's corpus replay executes the line")
             mutant["not_reached"] = True
             if arguments.unit:
                 # UNIT=1: the unit tests are the only part of the suite that can kill it (run in the finally below).
@@ -1134,6 +1204,8 @@ def summarize(state):
         "killed_by_unit": sum(1 for m in killed if m.get("phase") == "unit"),
         "survived": len(scored) - len(killed),
         "survived_not_reached": sum(1 for m in scored if m.get("not_reached")),
+        "survived_instantiation_only": sum(1 for m in scored if m.get("reach") == INSTANTIATION_ONLY
+                                           and m["status"] == "survived"),
         "score": round(100.0 * len(killed) / len(scored), 1) if scored else None,
         "median_seconds_to_kill": statistics.median(kill_times) if kill_times else None,
         "median_seconds_to_kill_by_fuzzing": (statistics.median([m["seconds"] for m in killed if m["phase"] == "fuzz"])
@@ -1216,7 +1288,9 @@ def write_report(state, out, prefix=""):
         f"- valid non-equivalent: {summary['valid_non_equivalent']}; killed {summary['killed']} "
         f"({summary['killed_by_replay']} by corpus replay, {summary['killed_by_fuzzing']} by fuzzing"
         + (f", {summary['killed_by_unit']} by the unit tests" if summary["killed_by_unit"] else "") + "); "
-        f"survived {summary['survived']} ({summary['survived_not_reached']} not reached)",
+        f"survived {summary['survived']} ({summary['survived_not_reached']} not reached"
+        + (f", {summary['survived_instantiation_only']} of them instantiation-only: compiled only in "
+           f"{INSTANTIATION_UNIT}" if summary["survived_instantiation_only"] else "") + ")",
         f"- **score: {summary['score']}%**; median seconds to kill: {summary['median_seconds_to_kill']} "
         f"(by fuzzing only: {summary['median_seconds_to_kill_by_fuzzing']})",
         f"- score without the {summary['survivors_triaged']['equivalent']} survivors triaged equivalent "
