@@ -34,7 +34,7 @@ help:
 	@echo "make test-planted   build each planted bug and show its fuzz target finds it (PLANTED='a b', PLANTED_BUDGET=120 s)"
 	@echo "             SUBJECT=core [CORE_SRC=DIR]: the defects planted in Bitcoin Core's own files (tests/planted/core/)"
 	@echo "make review-core CORE_SRC=DIR [BASE=REV] [TIME=10]   review a Core serialization change: fuzz, replay, changed-line coverage, mutants, BASE/HEAD bench, verdict + HTML (docs/review.md)"
-	@echo "make mutate   mutation analysis of serialize/: FILES='serialize/x.h' SAMPLE=N SEED=1 TIME=60 JOBS=1 RESUME=1 REFRESH_COVERAGE=1 RERUN_SURVIVORS=1 RERUN='file#n' UNIT=1 ONLY='file#n' LINES='file:1,5-9' (docs/mutation.md)"
+	@echo "make mutate   mutation analysis of serialize/, model/, crypto/: FILES='serialize/x.h serialize/' SAMPLE=N SEED=1 TIME=60 JOBS=1 RESUME=1 REFRESH_COVERAGE=1 RERUN_SURVIVORS=1 RERUN='file#n' UNIT=1 ONLY='file#n' LINES='file:1,5-9' (docs/mutation.md)"
 	@echo "             SUBJECT=core [CORE_SRC=DIR]: of Bitcoin Core's own serialization files (FILES='streams.h', relative to src/)"
 	@echo "make coverage the fast-path lines (OPTIMIZATIONS.md rows) the corpora reach, via llvm-cov"
 	@echo "make bench    benchmarks on the mainnet blocks: table + bench-out/results.json (docs/bench.md)"
@@ -139,8 +139,8 @@ review-core: deps
 coverage: deps
 	@python3 tools/fuzz/coverage.py --jobs $(JOBS)
 
-# Mutation analysis of the optimized side (docs/mutation.md): universalmutator's mutants of serialize/, invalid and
-# equivalent ones removed, the rest killed by corpus replay then TIME s of libFuzzer per reaching target.
+# Mutation analysis (docs/mutation.md): universalmutator's mutants of serialize/, model/ and crypto/, invalid and
+# equivalent ones removed (TCE on the fuzz units and tools/mutate/instantiate.cpp), the rest killed by corpus replay then TIME s of libFuzzer per reaching target.
 # State in mutate-out/state.json (RESUME=1 continues it), report in mutate-out/report.{md,json}. Not part of make test.
 # SUBJECT=core [CORE_SRC=DIR]: Bitcoin Core's own files in copies of the Core tree (build/mutate-core/), state and
 # report in mutate-out/core/. LINES='file:1,5-9 ...' keeps only the mutants of those lines.
