@@ -18,7 +18,8 @@ Per mutant, in a per-job copy of the source tree (mutate-out/jobs/<n>/src) and b
   2. reach: the coverage build of `make coverage` (build/coverage) replays each target's corpus; the
      targets whose replay executes the mutated line are the ones run. None = "survived (not reached)"; so is every
      mutant of a file no line of which is in the fuzz binary (crypto/block_check.cpp: the CLI and unit tests only).
-  3. incremental build of the libFuzzer + ASan/UBSan binary (as `make fuzz`; only the units that include
+  3. incremental build of the libFuzzer + ASan/UBSan binary (as `make fuzz`, plus the CI asan-ubsan job's integer
+     checks and ignorelist for the serdiff subject; only the units that include
      the file rebuild; ccache when installed), replay of the committed corpora (and real-data seeds) of
      those targets, then TIME seconds of libFuzzer per target until one kills it.
      Killed = mismatch report, sanitizer report, crash or timeout.
@@ -169,7 +170,14 @@ class SerdiffSubject:
         return job.src
 
     def cmake_flags(self, job):
-        return []
+        # The CI asan-ubsan job's sanitizer set (ci/jobs/asan-ubsan.sh): the integer checks with their ignorelist
+        # and float division by zero beside address,undefined, so a mutant that only adds an integer-sanitizer
+        # finding (a size_t wrap, an int -> size_t sign change) is killed as that job would report it. Not for
+        # Core's files: Core's code is not clean under -fsanitize=integer (it wraps on purpose in its hashing).
+        ignorelist = job.src / "ci" / "sanitizer_suppressions" / "integer.ignorelist"
+        return ["-DSERDIFF_SANITIZERS=address,undefined,integer,float-divide-by-zero",
+                f"-DCMAKE_CXX_FLAGS=-fsanitize-ignorelist={ignorelist}",
+                f"-DCMAKE_C_FLAGS=-fsanitize-ignorelist={ignorelist}"]
 
     def sync(self, job):
         pass
