@@ -140,6 +140,19 @@ void check_unseekable_reads(const Bytes& stored, const std::array<std::byte, 8>&
     compare_traces("buffered_reader unseekable AutoFile", trace_reads(direct, steps, false), expected, input);
 }
 
+// Buffer byte kDefaultBufferByte (file_programs.h): the steps through a BufferedReader built without a size, against
+// the reference's trace. Skipped where the subject's BufferedReader takes a size only (Core's wrapper).
+template <typename Reader>
+void check_default_buffered_reader(const MemoryFile& file, uint64_t start, const std::array<std::byte, 8>& key,
+                                   const std::vector<ReadStep>& steps, const Trace& expected, std::span<const uint8_t> input)
+{
+    if constexpr (requires(subject::AutoFile& source) { Reader{source}; }) {
+        subject::AutoFile source{file.open("rb", start), key};
+        Reader reader{source};
+        compare_traces("buffered_reader BufferedReader (default buffer size)", trace_reads(reader, steps), expected, input);
+    }
+}
+
 }  // namespace
 
 void check_buffered_reader_program(std::span<const uint8_t> input)
@@ -168,6 +181,8 @@ void check_buffered_reader_program(std::span<const uint8_t> input)
                                     std::to_string(start) + ")"; },
                        trace_reads(reader, steps), expected, input);
     }
+    if (!input.empty() && input[0] == kDefaultBufferByte)
+        check_default_buffered_reader<subject::BufferedReader>(file, start, key, steps, expected, input);
     subject::AutoFile direct{file.open("rb", start), key};
     compare_traces("buffered_reader AutoFile", trace_reads(direct, steps), expected, input);
     if (start_byte == kUnseekableStartByte) check_unseekable_reads(stored, key, buffer_request, buffer, steps, input);

@@ -340,6 +340,58 @@ void check_unseekable_writes(const std::vector<WriteStep>& steps, const Key& key
                         input);
 }
 
+// Buffer byte kDefaultBufferByte (file_programs.h): a BufferedWriter built without a size must hold what docs/file-io.md
+// says it defaults to, 1 MiB: the steps' bytes up to the first close (flushes left out) and filler to 1 MiB - 1 bytes
+// reach nothing in the file; then one byte more, close(), and the file and every position must be the reference
+// FileWriter's for the same bytes. Skipped where the subject's BufferedWriter takes a size only (Core's wrapper).
+template <typename Writer>
+void check_default_buffered_writer(const std::vector<WriteStep>& steps, uint64_t start, const Key& key,
+                                   std::span<const uint8_t> input)
+{
+    if constexpr (requires(subject::AutoFile& file) { Writer{file}; }) {
+        constexpr size_t kDocumentedDefault = 1024 * 1024;
+        static MemoryFile buffered_file("serdiff-default-buffered-writer");
+        static MemoryFile reference_file("serdiff-default-reference-writer");
+        subject::AutoFile target{buffered_file.open("wb", start), key};
+        Writer writer{target};
+        reference::FileWriter expected{reference_file.open("wb", start), key};
+        const Bytes before = buffered_file.contents();
+        const auto positions = [&](const char* when) {
+            if (writer.position() != expected.position())
+                report_mismatch("buffered_writer BufferedWriter (default buffer size)", "position after a write differs",
+                                std::string(when) + ": BufferedWriter " + std::to_string(writer.position()) + ", reference " +
+                                    std::to_string(expected.position()),
+                                input);
+        };
+        size_t written = 0;
+        for (const WriteStep& step : steps) {
+            if (step.kind == WriteStep::Close) break;
+            if (step.kind == WriteStep::Flush || step.kind == WriteStep::Count) continue;
+            apply_write(writer, step);
+            expected.write(std::as_bytes(std::span(step.bytes)));
+            written += step.bytes.size();
+            positions("after a step");
+        }
+        Bytes filler(kDocumentedDefault - 1 - std::min(written, kDocumentedDefault - 1));
+        for (size_t i = 0; i < filler.size(); ++i) filler[i] = static_cast<uint8_t>(i * 7 + (i >> 9));
+        writer.write(std::as_bytes(std::span(filler)));
+        expected.write(std::as_bytes(std::span(filler)));
+        positions("after the filler");
+        if (buffered_file.contents() != before)
+            report_mismatch("buffered_writer BufferedWriter (default buffer size)",
+                            "bytes reached the file before its 1 MiB buffer was full",
+                            std::to_string(written + filler.size()) + " bytes written, the file changed", input);
+        const std::byte last{0x5a};
+        write_one(writer, last);
+        expected.write(std::span<const std::byte>(&last, 1));
+        positions("after the last byte");
+        writer.close();
+        expected.close();
+        compare_bytes("buffered_writer BufferedWriter (default buffer size) file after close()", buffered_file.contents(),
+                      reference_file.contents(), input);
+    }
+}
+
 }  // namespace
 
 void check_buffered_writer_program(std::span<const uint8_t> input)
@@ -507,6 +559,7 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
         }
     }
     if (start_byte == kUnseekableStartByte) check_unseekable_writes(steps, key, writer_size, buffer, stdio_buffered, input);
+    if (!input.empty() && input[0] == kDefaultBufferByte) check_default_buffered_writer<subject::BufferedWriter>(steps, start, key, input);
     if (fault == Fault::none) return;
 
     // Fault mode: each writer again, on a file that fails from an offset in [start, end of the bytes]. The

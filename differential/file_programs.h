@@ -40,6 +40,12 @@ inline std::pair<size_t, size_t> read_buffer_size(ProgramInput& in)
     return {request, std::max<size_t>(request, 1)};
 }
 
+// A buffer byte that (besides acting as 1 + b % 32 = 16 for the lengths, as before) asks buffered_reader for one more
+// comparison with a BufferedReader built with its default buffer size (the constructor without a size), and
+// buffered_writer with a BufferedWriter so built. No seed before it had this buffer byte. Core's wrappers
+// (subjects/core/subject_streams.h) take a size only: there the comparison is skipped.
+inline constexpr uint8_t kDefaultBufferByte = 0xef;
+
 // The start byte of buffered_writer/buffered_reader (start offset b % 24) that also turns on the unseekable mode: after
 // the usual comparison the program runs again on a FILE* that cannot tell its position (differential/fault_file.h,
 // Fault::unseekable), where the AutoFile's position is unknown (docs/file-io.md). No seed before the mode had it.

@@ -3,6 +3,7 @@
 #include "differential/stream_program.h"
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 #include <map>
 #include <set>
@@ -232,7 +233,15 @@ void write_optimized(S& s, const StreamStep& step)
         break;
     case Op::RawBytes: case Op::Skip: Serialize(s, std::span<const uint8_t>(step.bytes)); break;
     case Op::ByteVector: Serialize(s, step.bytes); break;
-    case Op::String: case Op::LimitedString: Serialize(s, std::string(step.bytes.begin(), step.bytes.end())); break;
+    case Op::String: Serialize(s, std::string(step.bytes.begin(), step.bytes.end())); break;
+    case Op::LimitedString: {
+        // Through the LimitedString formatter's writer where the stream has operator<< (every serdiff writer that has
+        // one; Core's formatter writes with it: Core's DataStream and SizeComputer), else as a plain string.
+        std::string text(step.bytes.begin(), step.bytes.end());
+        if constexpr (requires(const std::string& v) { s << v; }) Serialize(s, subject::LimitedString<kStreamStringLimit>(text));
+        else Serialize(s, text);
+        break;
+    }
     case Op::Prevector: Serialize(s, ScriptLike(step.bytes.begin(), step.bytes.end())); break;
     case Op::IntegerVector: case Op::ListAsSet: Serialize(s, step.integers); break;
     case Op::ByteArray: {
@@ -255,6 +264,40 @@ void write_optimized(S& s, const StreamStep& step)
         if constexpr (requires { s.flush(); }) s.flush();
         break;
     }
+}
+
+// A step as one object, so a writer's operator<< can take it (write_all's Via::Shift).
+struct StepFormatter {
+    template <typename S>
+    static void Ser(S& s, const StreamStep& step)
+    {
+        write_optimized(s, step);
+    }
+};
+
+// How write_all hands a step to a writer: the Serialize calls; the writer's operator<< (which must return the
+// writer itself; Core's wrappers have none: Serialize); or the Serialize calls except that a one-byte field (u8,
+// i8, bool) goes through write() as a one-byte static-extent span instead of write_byte.
+enum class Via { Serialize, Shift, OneByteSpans };
+
+template <typename S>
+void write_step(S& s, const StreamStep& step, Via via, std::string_view name, std::span<const uint8_t> input)
+{
+    if (via == Via::Shift) {
+        if constexpr (requires { s << subject::Using<StepFormatter>(step); }) {
+            auto& result = (s << subject::Using<StepFormatter>(step));
+            if (&result != &s)
+                report_mismatch("primitive_stream " + std::string(name), "operator<< did not return the writer",
+                                std::string("after ") + stream_operation_name(step.write), input);
+            return;
+        }
+    }
+    if (via == Via::OneByteSpans && (step.write == Op::U8 || step.write == Op::I8 || step.write == Op::Bool)) {
+        const std::byte byte{static_cast<uint8_t>(step.write == Op::Bool ? step.number != 0 : step.number)};
+        s.write(std::span<const std::byte, 1>(&byte, 1));
+        return;
+    }
+    write_optimized(s, step);
 }
 
 template <typename S>
@@ -533,10 +576,10 @@ void compare_position(std::string_view writer, size_t index, const StreamStep& s
 // Runs the steps on an optimized writer, checking its position (relative to where it started) after each.
 template <typename S, typename Position>
 void write_all(std::string_view name, S& s, const StreamProgram& program, const std::vector<size_t>& ends,
-               Position position, std::span<const uint8_t> input)
+               Position position, std::span<const uint8_t> input, Via via = Via::Serialize)
 {
     for (size_t i = 0; i < program.steps.size(); ++i) {
-        write_optimized(s, program.steps[i]);
+        write_step(s, program.steps[i], via, name, input);
         compare_position(name, i, program.steps[i], position(), ends[i], input);
     }
 }
@@ -574,6 +617,25 @@ void check_file_writers(const StreamProgram& program, const Bytes& expected, con
     compare_bytes("primitive_stream BufferedWriter file", buffered_file.contents(), reference_bytes, input);
 }
 
+// A DataStream's size() and (serdiff's) unread() at read position `at` of `data` (what it holds): the bytes from there on (all
+// of them compared up to 64 KiB, else the first 64 and the last).
+template <typename Stream>
+void check_unread(std::string_view where, const Stream& stream, std::span<const uint8_t> data, size_t at,
+                  std::span<const uint8_t> input)
+{
+    const std::span<const std::byte> want = std::as_bytes(data.subspan(std::min(at, data.size())));
+    std::span<const std::byte> unread = want;  // Core's DataStream has no unread(): size() only
+    if constexpr (requires { stream.unread(); }) unread = std::as_bytes(stream.unread());
+    const size_t head = want.size() <= kMaxStreamFileProgramBytes ? want.size() : std::min<size_t>(64, want.size());
+    const bool same = stream.size() == want.size() && unread.size() == want.size() &&
+                      (want.empty() || (std::memcmp(unread.data(), want.data(), head) == 0 && unread.back() == want.back()));
+    if (!same)
+        report_mismatch("primitive_stream " + std::string(where), "size()/unread() are not the bytes not yet read",
+                        "at " + std::to_string(at) + " of " + std::to_string(data.size()) + ": size() " +
+                            std::to_string(stream.size()) + ", unread() " + std::to_string(unread.size()) + " bytes",
+                        input);
+}
+
 void check_writers(const StreamProgram& program, const Bytes& expected, const std::vector<size_t>& ends,
                    std::span<const uint8_t> input)
 {
@@ -581,12 +643,25 @@ void check_writers(const StreamProgram& program, const Bytes& expected, const st
         subject::DataStream stream;
         write_all("DataStream", stream, program, ends, [&] { return subject::written(stream).size(); }, input);
         compare_bytes("primitive_stream DataStream", subject::written(stream), expected, input);
+        check_unread("DataStream written", stream, expected, 0, input);
+        if (expected.size() <= kMaxStreamFileProgramBytes) {
+            // reserve() below the written bytes keeps them, and the stream still grows past where its buffer ended;
+            // reserve() above them keeps them too.
+            stream.reserve(expected.size() / 2);
+            const Bytes more(8 * expected.size() + 256, 0x5a);
+            stream.write(std::as_bytes(std::span<const uint8_t>(more)));
+            stream.reserve(2 * (expected.size() + more.size()));
+            Bytes both = expected;
+            both.insert(both.end(), more.begin(), more.end());
+            compare_bytes("primitive_stream DataStream after reserve()", subject::written(stream), both, input);
+            check_unread("DataStream after reserve()", stream, both, 0, input);
+        }
     }
     {
         std::vector<uint8_t> target = program.vector_writer_initial;
         const size_t start = program.vector_writer_position;
         subject::VectorWriter writer(target, start);
-        write_all("VectorWriter", writer, program, ends, [&] { return writer.position() - start; }, input);
+        write_all("VectorWriter", writer, program, ends, [&] { return writer.position() - start; }, input, Via::Shift);
         // The initial vector, zero-padded to the start, overwritten from there and extended.
         Bytes wanted = program.vector_writer_initial;
         if (wanted.size() < start) wanted.resize(start);
@@ -609,6 +684,15 @@ void check_writers(const StreamProgram& program, const Bytes& expected, const st
         subject::SpanWriter writer{std::span<uint8_t>(target)};
         write_all("SpanWriter", writer, program, ends, [&] { return writer.position(); }, input);
         compare_bytes("primitive_stream SpanWriter", target, expected, input);
+    }
+    if (std::ranges::any_of(program.steps, [](const StreamStep& step) {
+            return step.write == Op::U8 || step.write == Op::I8 || step.write == Op::Bool;
+        })) {
+        Bytes target(expected.size());
+        subject::SpanWriter writer{std::span<uint8_t>(target)};
+        write_all("SpanWriter (one-byte spans)", writer, program, ends, [&] { return writer.position(); }, input,
+                  Via::OneByteSpans);
+        compare_bytes("primitive_stream SpanWriter (one-byte spans)", target, expected, input);
     }
     if (!expected.empty()) {
         // SpanWriter is public: a span one byte short must be refused by the write that would pass its end, with an
@@ -678,8 +762,12 @@ void check_readers(const StreamProgram& program, Bytes data, std::span<const uin
     {
         subject::DataStream stream(data);
         FailedRead failed;
-        compare_traces("primitive_stream DataStream read",
-                       trace_optimized(stream, program, [&] { return subject::read_position(stream); }, &failed), expected, input);
+        const auto position = [&] {
+            const size_t at = subject::read_position(stream);
+            check_unread("DataStream read", stream, data, at, input);
+            return at;
+        };
+        compare_traces("primitive_stream DataStream read", trace_optimized(stream, program, position, &failed), expected, input);
         check_failed_read_consumed_nothing("DataStream", program, failed, input);
     }
     {

@@ -264,6 +264,17 @@ private:
         const auto& constant = subject_;
         if (size && (constant[size - 1] != model_[size - 1] || constant.data() != subject_.data()))
             fail("const access", both);
+        if (size && (constant.front() != model_.front() || constant.back() != model_.back() ||
+                     &constant.front() != subject_.data() || &constant.back() != subject_.data() + (size - 1)))
+            fail("const front()/back()", both);
+        // Copy assignment between two distinct prevectors whatever their address order (the second element of an
+        // array from the first: `this` above `&other`), then self-assignment through a const reference.
+        subject::prevector<N, T> copies[2] = {subject_, subject::prevector<N, T>()};
+        copies[1] = copies[0];
+        const auto& same = copies[1];
+        copies[1] = same;
+        if (copies[1].size() != size || !std::equal(model_.begin(), model_.end(), copies[1].begin()))
+            fail("copy assignment", both + "\ncopy " + show(copies[1].data(), copies[1].size()));
         if ((subject_ == snapshot_) != (model_ == snapshot_model_) || !(snapshot_ == snapshot_))
             fail("operator==", both + "\nsnapshot " + show(snapshot_model_.data(), snapshot_model_.size()));
     }
