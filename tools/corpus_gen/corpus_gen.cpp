@@ -719,6 +719,57 @@ void generate_buffered_streams()
     }
 }
 
+// Code that only tools/mutate/instantiate.cpp instantiated before (docs/mutation.md "Equivalence"): prevector's const
+// front()/back() and copy assignment into a later array element (checked after every step); DataStream size()/unread()
+// and reserve(), VectorWriter operator<<, SpanWriter one-byte static-extent spans, the LimitedString writer (every
+// primitive_stream program); the BufferedReader/BufferedWriter default buffer sizes (buffer byte kDefaultBufferByte).
+void generate_instantiation_only()
+{
+    using Op = StreamOperation;
+    for (uint8_t shape : {0, 1}) {
+        ProgramWriter w;  // distinct values inline, then past the inline capacity, then back to one element
+        w.byte(shape);
+        for (uint64_t i = 0; i < 5; ++i) w.byte(0).number(i * 11 + 3);
+        for (uint64_t i = 0; i < 30; ++i) w.byte(0).number(i * 37 + 1);
+        w.byte(14).byte(1).byte(3).number(1).byte(0).number(77);
+        add("prevector", std::string(shape ? "u32-inline3-" : "u8-inline28-") + "const-ends-copy-assign", w.bytes);
+    }
+    {
+        ProgramWriter w = stream_header(5, 9, 12, 4, 3);
+        stream_operation(w, Op::U8, 0x81);
+        stream_operation(w, Op::I8, 0xfe);
+        stream_operation(w, Op::Bool, 1);
+        stream_operation(w, Op::LimitedString, 16);
+        stream_operation(w, Op::U32, 0xdeadbeef);
+        stream_operation(w, Op::Bool, 0);
+        stream_operation(w, Op::ByteVector, 40);
+        stream_operation(w, Op::LimitedString, 3);
+        stream_operation(w, Op::U8, 0);
+        add("primitive_stream", "one-byte-fields-limited-string", w.bytes);
+        ProgramWriter over = stream_header(5, 9, 0, 0, 0);
+        stream_operation(over, Op::U8, 7);
+        stream_operation(over, Op::LimitedString, 17);  // written by the formatter, refused when read back
+        stream_operation(over, Op::U8, 9);
+        add("primitive_stream", "limited-string-over-limit", over.bytes);
+    }
+    const uint8_t kDefault = serdiff::differential::kDefaultBufferByte;
+    {
+        ProgramWriter w;  // buffered_writer: default buffer, start 5, key, close(); bytes, spans, a flush, u32, close
+        w.byte(kDefault).byte(5).raw({9, 0, 0xff, 0x80, 1, 2, 3, 4}).byte(0);
+        for (uint8_t selector = 0; selector < 8; ++selector) w.byte(1).byte(selector).payload(buffer_relative_length(selector, 16), selector).byte(0).byte(0x5a);
+        w.byte(2).byte(3).number(0xfd).byte(4).little_endian(0xcafebabe, 4).byte(1).byte(0xfc).payload(8192, 3).byte(5);
+        add("buffered_writer", "default-buffer", w.bytes);
+    }
+    {
+        ProgramWriter w;  // buffered_reader: default buffer, start 4, key, 20000 bytes; reads, skips, positions
+        w.byte(kDefault).byte(4).raw({0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80});
+        w.number(20000).payload(20000, 5, filled(32, 0x37));
+        for (uint8_t selector = 0; selector < 8; ++selector) w.byte(1).byte(selector).byte(0).byte(3).byte(2).byte(selector);
+        w.byte(1).byte(0xfa).byte(2).byte(0xfe).byte(1).byte(0xff);  // read 4097, skip 12289, read 20000: past the end
+        add("buffered_reader", "default-buffer", w.bytes);
+    }
+}
+
 // The fuzz bytes block_store's ValueGenerator consumes to build one value from `source` (so seeds stay aligned).
 template <typename Build>
 Bytes generator_prefix(const Bytes& source, Build build)
@@ -1034,6 +1085,7 @@ int main(int argc, char** argv)
         generate_model_containers();
         generate_buffered_streams();
         generate_block_store();
+        generate_instantiation_only();
         generate_dictionaries();
         share_with_same_format_targets();
         write_dictionaries(out);
