@@ -129,6 +129,42 @@ class CoreSubjectPlan(CoreTree):
         self.assertEqual((self.tree / "src" / "streams.h").read_bytes(), before)
 
 
+    def test_an_edit_of_the_tree_during_a_run_does_not_reach_the_job(self):
+        job = mutate.Job(0, self.directory / "out", 1, False, self.subject, self.directory / "work")
+        self.subject.sync(job)
+        before = (self.tree / "src" / "streams.h").read_bytes()
+        self.assertEqual(self.subject.original("streams.h"), before)      # captured when the run starts
+        (self.tree / "src" / "streams.h").write_text("edited while the run goes on\n")
+        output = io.StringIO()
+        with contextlib.redirect_stdout(output):
+            job.apply({"file": "streams.h", "line": 3, "mutated": "line 3 changed"})
+            job.restore("streams.h")
+            job.apply({"file": "streams.h", "line": 4, "mutated": "line 4 changed"})
+        copy = job.copy_of("streams.h").read_text()
+        self.assertIn("line 4 changed", copy)
+        self.assertIn("line 3\n", copy)
+        self.assertNotIn("edited", copy)
+        job.restore("streams.h")
+        self.assertEqual(job.copy_of("streams.h").read_bytes(), before)
+        self.assertEqual(output.getvalue().count("changed on disk since the run started"), 1)
+
+    def test_the_corpora_are_a_copy_taken_at_setup(self):
+        job = mutate.Job(0, self.directory / "out", 1, False, self.subject, self.directory / "work")
+        copy = job.src / "corpora"
+        copy.parent.mkdir(parents=True)
+        copy.symlink_to(ROOT / "corpora")       # what job trees of earlier versions had
+        job.snapshot_corpora()
+        self.assertFalse(copy.is_symlink())
+        seed = next(path for path in sorted((ROOT / "corpora" / "varint").iterdir()) if path.is_file())
+        self.assertEqual((copy / "varint" / seed.name).read_bytes(), seed.read_bytes())
+        self.assertTrue((copy / "dicts").is_dir())
+        # A seed the checkout no longer has goes; one changed in the copy is put back.
+        (copy / "varint" / "not-in-the-checkout").write_bytes(b"x")
+        (copy / "varint" / seed.name).write_bytes(b"changed")
+        job.snapshot_corpora()
+        self.assertFalse((copy / "varint" / "not-in-the-checkout").exists())
+        self.assertEqual((copy / "varint" / seed.name).read_bytes(), seed.read_bytes())
+
 class LinesFilter(CoreTree):
     def test_parse(self):
         self.assertEqual(mutate.parse_lines(["streams.h:1,5-9"]), {"streams.h": {1, 5, 6, 7, 8, 9}})

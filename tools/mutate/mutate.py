@@ -8,7 +8,8 @@ build/python-venv): its `mutate` CLI with the C++ rules, one source file of seri
 Lines of the planted-bug hooks (serialize/planted.h, `SERDIFF_PLANTED(name)` conditions and `planted::` defect
 helpers) are never mutated.
 
-Per mutant, in a per-job copy of the source tree (mutate-out/jobs/<n>/src) and build tree:
+Per mutant, in a per-job copy of the source tree (mutate-out/jobs/<n>/src, corpora/ included: a snapshot taken when
+the run starts, as are the mutated files' originals) and build tree:
   1. validity + trivial compiler equivalence (TCE): every translation unit of the fuzz binary that
      includes the file is compiled at -O2 -g0 without sanitizers; a compile error = invalid. When every such
      object is byte-identical to the original's, the instantiation unit (tools/mutate/instantiate.cpp: every public
@@ -136,6 +137,19 @@ class SerdiffSubject:
     title = "serialize/"
     triage = TRIAGE
     root = ROOT                       # where the original of every mutated file is read
+
+    def original(self, path):
+        """The bytes of a mutated file as the run started (read once): every mutant is applied to and restored from
+        this snapshot, so an edit of the checkout (or of a Core tree) while a run goes on cannot leak into the job
+        trees or shift a planned line. The first time the file on disk no longer matches, one warning."""
+        cache = self.__dict__.setdefault("originals", {})
+        if path not in cache:
+            cache[path] = (self.root / path).read_bytes()
+        elif path not in self.__dict__.setdefault("warned", set()) and (self.root / path).read_bytes() != cache[path]:
+            self.warned.add(path)
+            log(f"mutate: {path} changed on disk since the run started; the run keeps mutating the version it "
+                f"started with (a resumed run plans the new one)")
+        return cache[path]
 
     def default_files(self):
         return mutable_sources()
@@ -581,10 +595,28 @@ class Job:
             copy.parent.mkdir(parents=True, exist_ok=True)
             copy.write_bytes(data)
             shutil.copymode(source, copy)
-        link = self.src / "corpora"
-        if not link.exists():
-            link.symlink_to(ROOT / "corpora")
+        self.snapshot_corpora()
         self.subject.sync(self)
+
+    def snapshot_corpora(self):
+        """The checkout's corpora/ (seeds and dictionaries) mirrored into the job's tree at setup: the run replays and
+        fuzzes from this copy, so seeds added while a run goes on cannot change its suite half way (a resumed run
+        takes the seeds of its start). Replaces the symlink that job trees of earlier versions had."""
+        source, copy = ROOT / "corpora", self.src / "corpora"
+        if copy.is_symlink():
+            copy.unlink()
+        names = {path.relative_to(source).as_posix() for path in source.rglob("*") if path.is_file()}
+        if copy.is_dir():
+            for path in list(copy.rglob("*")):
+                if path.is_file() and path.relative_to(copy).as_posix() not in names:
+                    path.unlink()
+        for name in names:
+            original, duplicate = source / name, copy / name
+            data = original.read_bytes()
+            if duplicate.is_file() and duplicate.read_bytes() == data:
+                continue
+            duplicate.parent.mkdir(parents=True, exist_ok=True)
+            duplicate.write_bytes(data)
 
     def configure(self):
         flags = ["-DCMAKE_C_COMPILER=clang-19", "-DCMAKE_CXX_COMPILER=clang++-19",
@@ -680,10 +712,10 @@ class Job:
         return self.subject.copy_root(self) / path
 
     def restore(self, path):
-        self.copy_of(path).write_bytes((self.subject.root / path).read_bytes())
+        self.copy_of(path).write_bytes(self.subject.original(path))
 
     def apply(self, mutant):
-        lines = (self.subject.root / mutant["file"]).read_text().split("\n")
+        lines = self.subject.original(mutant["file"]).decode().split("\n")
         lines[mutant["line"] - 1] = mutant["mutated"]
         self.copy_of(mutant["file"]).write_text("\n".join(lines))
 
@@ -780,12 +812,12 @@ class Job:
         crashes = self.base / "crashes"
         shutil.rmtree(crashes, ignore_errors=True)
         crashes.mkdir(parents=True)
-        dictionary = ROOT / "corpora" / "dicts" / f"{target}.dict"
+        dictionary = self.src / "corpora" / "dicts" / f"{target}.dict"
         command = [str(binary), f"-rss_limit_mb={RSS_LIMIT_MB}", f"-max_len={options['max_len']}",
                    f"-timeout={INPUT_TIMEOUT}", f"-artifact_prefix={crashes}/"] + arguments
         if dictionary.exists():
             command.append(f"-dict={dictionary}")
-        corpora = [ROOT / "corpora" / target]
+        corpora = [self.src / "corpora" / target]
         if shared and (shared / target).is_dir():
             corpora.append(shared / target)
         started = time.time()
@@ -1094,6 +1126,8 @@ def run(arguments):
     log(f"mutate: {state['generated']} mutants generated over {len(state['config']['files'])} file(s); "
         f"state in {state_path}")
 
+    for path in sorted({m["file"] for m in state["mutants"]}):
+        subject.original(path)      # the versions this run mutates, before any job tree is set up
     jobs_count = max(1, arguments.jobs)
     build_jobs = max(1, (os.cpu_count() or 1) // jobs_count)
     work_dir = subject.work(out)
