@@ -10,6 +10,7 @@
 #include <iterator>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "differential/file_programs.h"
@@ -723,6 +724,57 @@ void generate_buffered_streams()
 // front()/back() and copy assignment into a later array element (checked after every step); DataStream size()/unread()
 // and reserve(), VectorWriter operator<<, SpanWriter one-byte static-extent spans, the LimitedString writer (every
 // primitive_stream program); the BufferedReader/BufferedWriter default buffer sizes (buffer byte kDefaultBufferByte).
+// The unseekable mode of buffered_writer and buffered_reader (start byte 0xef, kUnseekableStartByte): the program
+// runs again on a FILE whose every seek fails, so the AutoFile's position is unknown (docs/file-io.md). Raw bytes in
+// the programs' grammar (docs/targets.md "Program formats"): writer = buffer byte, start, key, flags, steps; reader =
+// buffer byte, start, key, content (length number, salt, up to 32 bytes), steps.
+void generate_unseekable()
+{
+    constexpr uint8_t kUnseekable = 0xef;
+    const Bytes key{9, 0, 0xff, 0x80, 1, 2, 3, 4};
+    const Bytes zero_key(8, 0);
+    const auto span = [](uint8_t selector, uint8_t salt, const Bytes& data = {}) {   // writer step 1
+        return concat({Bytes{1, selector, salt}, data});
+    };
+    const auto writer = [&](const std::string& name, uint8_t buffer, const Bytes& file_key, uint8_t flags,
+                            const Bytes& steps) {
+        add("buffered_writer", "unseekable-" + name, concat({Bytes{buffer, kUnseekable}, file_key, Bytes{flags}, steps}));
+    };
+    const auto reader = [&](const std::string& name, uint8_t buffer, const Bytes& file_key, const Bytes& content,
+                            const Bytes& steps) {
+        const Bytes body = concat({Bytes{static_cast<uint8_t>(64 + content.size()), 0x5e},
+                                   Bytes(content.begin(), content.begin() + std::min<size_t>(content.size(), 32))});
+        add("buffered_reader", "unseekable-" + name, concat({Bytes{buffer, kUnseekable}, file_key, body, steps}));
+    };
+    // Writer steps: 0 byte, 1 span, 2 flush, 3 CompactSize (number), 4 u32, 5 close; buffer 1 + byte % 32.
+    const Bytes abcd{'a', 'b', 'c', 'd'};
+    const Bytes mixed = concat({Bytes{2}, span(8, 1), Bytes{0, 0x41}, span(3, 2, abcd), Bytes{2, 3, 0x0f, 4, 1, 2, 3, 4},
+                                span(0xf9, 3), Bytes{0, 0x42, 2, 5, 0, 0x43}});
+    writer("keyed-empty-span-flush-then-byte-buffer-4", 3, key, 0,
+           concat({span(8, 1), Bytes{2}, span(0, 1), Bytes{0, 0x41}, span(10, 2, Bytes{'x', 'y'}), Bytes{2, 5}}));
+    writer("keyed-span-fills-buffer-4", 3, key, 0, concat({span(3, 2, abcd), Bytes{0, 0x41, 2, 5}}));
+    writer("keyed-u32-first-stdio-buffered-buffer-1", 0, key, 8, Bytes{4, 0xbe, 0xba, 0xfe, 0xca, 0, 0x11, 5});
+    writer("keyed-compact-size-first-buffer-32", 31, key, 1, Bytes{3, 0x0f, 2, 0, 0x11});
+    writer("keyed-large-span-buffer-8", 7, key, 0, concat({span(0xf9, 3), Bytes{2, 5}}));
+    writer("keyed-and-io-error-buffer-3", 2, key, 6, concat({Bytes{29, 0}, mixed}));   // fault mode too (offset 29, EIO)
+    writer("zero-key-buffer-4", 3, zero_key, 0, mixed);
+    writer("zero-key-stdio-buffered-buffer-1", 0, zero_key, 8, mixed);
+    writer("zero-key-buffer-0-requested", 0xf0, zero_key, 1, mixed);
+    writer("keyed-mixed-buffer-4", 3, key, 0, mixed);
+    // Reader steps: 0 byte, 1 read (selector), 2 ignore (selector), 3 position.
+    Bytes content;
+    for (uint8_t byte = 0x30; byte < 0x30 + 40; ++byte) content.push_back(byte);
+    reader("keyed-position-ignore-then-read-buffer-4", 3, key, content, Bytes{3, 2, 11, 3, 2, 0, 1, 8, 0, 3});
+    reader("keyed-empty-read-first-buffer-4", 3, key, content, Bytes{1, 0, 0, 3});
+    reader("keyed-ignore-past-end-buffer-8", 7, key, content, Bytes{2, 8 + 39, 2, 8 + 5});
+    reader("keyed-byte-first-buffer-0-requested", 0xf0, key, content, Bytes{0, 3});
+    const Bytes zero_key_steps{3, 0, 1, 3, 1, 0, 2, 4, 3, 1, 8 + 7, 2, 2, 0, 1, 6, 3, 1, 8 + 30};
+    for (const auto& [buffer, suffix] : std::initializer_list<std::pair<uint8_t, const char*>>{
+             {0, "buffer-1"}, {3, "buffer-4"}, {31, "buffer-32"}, {0xf0, "buffer-0-requested"}}) {
+        reader(std::string("zero-key-") + suffix, buffer, zero_key, content, zero_key_steps);
+    }
+}
+
 void generate_instantiation_only()
 {
     using Op = StreamOperation;
@@ -1086,6 +1138,7 @@ int main(int argc, char** argv)
         generate_buffered_streams();
         generate_block_store();
         generate_instantiation_only();
+        generate_unseekable();
         generate_dictionaries();
         share_with_same_format_targets();
         write_dictionaries(out);
