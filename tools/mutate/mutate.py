@@ -764,6 +764,17 @@ class Job:
             return (2 + ("differential" not in entry["file"]), name)
         return sorted(units, key=rank)
 
+    def tce_pair(self, key, entry, mutant, scratch):
+        """(the unmutated unit's digest, cached per unit; the mutated unit's digest or None; the compile error)."""
+        if key not in self.tce_baseline:
+            self.restore(mutant["file"])
+            self.tce_baseline[key], error = self.tce_compile(entry, scratch)
+            if self.tce_baseline[key] is None:
+                raise RuntimeError(f"original unit {key} does not compile: {error}")
+        self.apply(mutant)
+        digest, error = self.tce_compile(entry, scratch)
+        return self.tce_baseline[key], digest, error
+
     def tce(self, mutant, targets):
         """'invalid' (with the error), 'equivalent', 'different' (with the first unit that differs), or
         INSTANTIATION_ONLY: every unit of the fuzz binary identical, the instantiation unit's object not (code no
@@ -775,30 +786,17 @@ class Job:
         try:
             for entry in units:
                 key = entry["file"]
-                if key not in self.tce_baseline:
-                    self.restore(mutant["file"])
-                    self.tce_baseline[key], error = self.tce_compile(entry, scratch)
-                    if self.tce_baseline[key] is None:
-                        raise RuntimeError(f"original unit {key} does not compile: {error}")
-                self.apply(mutant)
-                digest, error = self.tce_compile(entry, scratch)
+                baseline, digest, error = self.tce_pair(key, entry, mutant, scratch)
                 if digest is None:
                     return "invalid", f"{Path(key).name}: {first_error(error)}"
-                if digest != self.tce_baseline[key]:
+                if digest != baseline:
                     return "different", str(Path(key).relative_to(self.src) if Path(key).is_relative_to(self.src)
                                             else Path(key).relative_to(self.base))
             if self.instantiation and mutant["file"] in self.instantiation[1]:
-                entry = self.instantiation[0]
-                if INSTANTIATION_UNIT not in self.tce_baseline:
-                    self.restore(mutant["file"])
-                    self.tce_baseline[INSTANTIATION_UNIT], error = self.tce_compile(entry, scratch)
-                    if self.tce_baseline[INSTANTIATION_UNIT] is None:
-                        raise RuntimeError(f"original {INSTANTIATION_UNIT} does not compile: {error}")
-                self.apply(mutant)
-                digest, error = self.tce_compile(entry, scratch)
+                baseline, digest, error = self.tce_pair(INSTANTIATION_UNIT, self.instantiation[0], mutant, scratch)
                 if digest is None:
                     return "invalid", f"{INSTANTIATION_UNIT} (instantiation unit only): {first_error(error)}"
-                if digest != self.tce_baseline[INSTANTIATION_UNIT]:
+                if digest != baseline:
                     return INSTANTIATION_ONLY, (f"identical objects in all {len(units)} units of the fuzz binary; "
                                                 f"{INSTANTIATION_UNIT}'s differs: code no fuzz unit instantiates")
                 return "equivalent", (f"identical objects in all {len(units)} units and in {INSTANTIATION_UNIT} "
