@@ -106,6 +106,65 @@ Trace trace_reads(Reader& reader, const std::vector<ReadStep>& steps, bool posit
     return trace;
 }
 
+// The file's own positioning, with positions known: size() (the position left where it was), then seek() to each
+// target and one byte read there, de-obfuscated with the key at that position, then size() again. Core's size() is
+// seek(0, SEEK_END), ftell and a seek back (src/streams.cpp AutoFile::seek/size); serdiff's and the reference's
+// use fseeko/ftello. A read at or past the end records the error, the position after it too.
+template <typename File>
+Trace trace_seeks(File& file, const std::vector<uint64_t>& targets)
+{
+    Trace trace;
+    const auto size_text = [&] { return "size " + std::to_string(file.size()) + " @" + std::to_string(file.position()); };
+    trace.push_back(size_text());
+    for (const uint64_t target : targets) {
+        file.seek(target);
+        std::string text = "seek " + std::to_string(target) + " @" + std::to_string(file.position());
+        try {
+            text += " byte " + std::to_string(std::to_integer<int>(read_one(file)));
+        } catch (const subject::ReadError& error) {
+            text += " (" + subject::read_error_text(error) + ")";
+        } catch (const reference::ReadError& error) {
+            text += " (" + std::string(error.what()) + ")";
+        }
+        trace.push_back(text + " @" + std::to_string(file.position()));
+    }
+    trace.push_back(size_text());
+    return trace;
+}
+
+// The error a call throws, or "(no error)".
+template <typename Call>
+std::string error_of(Call&& call)
+{
+    try {
+        call();
+    } catch (const std::exception& error) {
+        return error.what();
+    }
+    return "(no error)";
+}
+
+// seek() and size() on the direct AutoFile against the reference FileReader (trace_seeks): to the middle of the
+// stored bytes, the start of the file, the program's start, the end and past it. Where the subject's AutoFile takes
+// a null FILE* (Core's null AutoFile, a file that could not be opened), its seek() and size() must throw.
+void check_seek_and_size(const MemoryFile& file, uint64_t start, size_t stored_size, const std::array<std::byte, 8>& key,
+                         std::span<const uint8_t> input)
+{
+    const std::vector<uint64_t> targets{stored_size / 2, 0, start, stored_size, stored_size + 1 + start};
+    reference::FileReader reference_file{file.open("rb", start), key};
+    const Trace expected = trace_seeks(reference_file, targets);
+    subject::AutoFile subject_file{file.open("rb", start), key};
+    compare_traces("buffered_reader AutoFile seek/size", trace_seeks(subject_file, targets), expected, input);
+    if constexpr (!subject::kAutoFileRefusesNullFile) {
+        subject::AutoFile null_file{nullptr, key};
+        const std::string seek_error = error_of([&] { null_file.seek(0); });
+        const std::string size_error = error_of([&] { null_file.size(); });
+        if (seek_error == "(no error)" || size_error == "(no error)")
+            report_mismatch("buffered_reader null AutoFile", "seek() or size() on a file that could not be opened did not fail",
+                            "seek: " + seek_error + "; size: " + size_error, input);
+    }
+}
+
 // Unseekable mode (start byte kUnseekableStartByte): the stored bytes read again through a FILE* that cannot tell
 // its position. Every position() must throw; a zero key reads as before; under a key the AutoFile (and the reference)
 // must refuse every read, an empty one included, and still skip, and the BufferedReader refuse what reaches the file.
@@ -138,6 +197,19 @@ void check_unseekable_reads(const Bytes& stored, const std::array<std::byte, 8>&
     }
     subject::AutoFile direct{open_fault_file(direct_file, "rb", true), key};
     compare_traces("buffered_reader unseekable AutoFile", trace_reads(direct, steps, false), expected, input);
+
+    // size() cannot restore an unknown position and must say so; seek() reaches the FILE*, which refuses it.
+    FaultFile reference_seek_file = unseekable(), seek_file = unseekable();
+    const auto seek_and_size = [](auto& file) {
+        Trace trace{"size: " + unseekable_text(error_of([&] { file.size(); }))};
+        trace.push_back(std::string("seek: ") + (error_of([&] { file.seek(0); }) == "(no error)" ? "(no error)" : "error"));
+        trace.push_back("size: " + unseekable_text(error_of([&] { file.size(); })));
+        return trace;
+    };
+    reference::FileReader reference_reader{open_fault_file(reference_seek_file, "rb", true), key};
+    subject::AutoFile subject_file{open_fault_file(seek_file, "rb", true), key};
+    compare_traces("buffered_reader unseekable AutoFile seek/size", seek_and_size(subject_file),
+                   seek_and_size(reference_reader), input);
 }
 
 // Buffer byte kDefaultBufferByte (file_programs.h): the steps through a BufferedReader built without a size, against
@@ -185,6 +257,7 @@ void check_buffered_reader_program(std::span<const uint8_t> input)
         check_default_buffered_reader<subject::BufferedReader>(file, start, key, steps, expected, input);
     subject::AutoFile direct{file.open("rb", start), key};
     compare_traces("buffered_reader AutoFile", trace_reads(direct, steps), expected, input);
+    check_seek_and_size(file, start, stored.size(), key, input);
     if (start_byte == kUnseekableStartByte) check_unseekable_reads(stored, key, buffer_request, buffer, steps, input);
 }
 

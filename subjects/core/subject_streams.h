@@ -192,6 +192,8 @@ public:
     {
     }
     uint64_t position() { return static_cast<uint64_t>(tell()); }
+    // serdiff's seek(position) is Core's seek from the start of the file (SEEK_SET); size() is Core's own.
+    void seek(uint64_t position) { ::AutoFile::seek(static_cast<int64_t>(position), SEEK_SET); }
     void close()
     {
         if (fclose() != 0) throw std::ios_base::failure("AutoFile::fclose failed");
