@@ -115,7 +115,19 @@ private:
         case 4: {
             const size_t n = count(kMaxElements);
             const T v = value();
-            if constexpr (subject::kPrevectorResizeTakesValue) subject_.resize(n, v), model_.resize(n, v);
+            if constexpr (subject::kPrevectorResizeTakesValue) {
+                subject_.resize(n, v), model_.resize(n, v);
+            } else {
+                // Core's prevector has no resize(n, value); instead its resize_uninitialized down to n (a shrink
+                // writes no element) and shrink_to_fit, which moves a heap vector of at most N elements back
+                // inline (freeing the heap block) and fits a longer one's heap block to its size.
+                const size_t kept = std::min(n, size);
+                subject_.resize_uninitialized(kept), model_.resize(kept);
+                subject_.shrink_to_fit();
+                if (subject_.capacity() != std::max(kept, N))
+                    fail("shrink_to_fit", "capacity " + std::to_string(subject_.capacity()) + " for " + std::to_string(kept) +
+                                              " elements (inline N " + std::to_string(N) + ")");
+            }
             break;
         }
         case 5: {

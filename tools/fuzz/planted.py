@@ -259,7 +259,8 @@ def hunt(bug, target, binary, budget, from_seeds=True, out=OUT):
                                 stderr=subprocess.STDOUT, cwd=work).returncode
     seconds = time.time() - started
     text = (work / "fuzz.log").read_text(errors="replace")
-    crashes = sorted(work.glob("crash-*")) + sorted(work.glob("oom-*")) + sorted(work.glob("timeout-*"))
+    crashes = (sorted(work.glob("crash-*")) + sorted(work.glob("oom-*")) + sorted(work.glob("timeout-*")) +
+               sorted(work.glob("leak-*")))
     executed = re.search(r"stat::number_of_executed_units:\s+(\d+)", text)
     progress = re.findall(r"^#(\d+)\s", text, re.MULTILINE)
     execs = int(executed.group(1)) if executed else int(progress[-1]) if progress else 0
