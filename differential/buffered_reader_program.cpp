@@ -132,18 +132,6 @@ Trace trace_seeks(File& file, const std::vector<uint64_t>& targets)
     return trace;
 }
 
-// The error a call throws, or "(no error)".
-template <typename Call>
-std::string error_of(Call&& call)
-{
-    try {
-        call();
-    } catch (const std::exception& error) {
-        return error.what();
-    }
-    return "(no error)";
-}
-
 // seek() and size() on the direct AutoFile against the reference FileReader (trace_seeks): to the middle of the
 // stored bytes, the start of the file, the program's start, the end and past it. Where the subject's AutoFile takes
 // a null FILE* (Core's null AutoFile, a file that could not be opened), its seek() and size() must throw, and not

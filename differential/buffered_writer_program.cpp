@@ -520,19 +520,11 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
     compare_bytes([&] { return std::string("buffered_writer AutoFile file") + how; }, direct_file.contents(), wanted,
                   input);
     if (open_failure) {
-        const auto error_of = [](const auto& action) -> std::string {
-            try {
-                action();
-            } catch (const std::runtime_error& error) {
-                return error.what();
-            }
-            return "(no error)";
-        };
-        const std::string writer_error = error_of([&] { reference::FileWriter writer{nullptr, key}; });
-        const std::string reader_error = error_of([&] { reference::FileReader reader{nullptr, key}; });
+        const std::string writer_error = error_of<std::runtime_error>([&] { reference::FileWriter writer{nullptr, key}; });
+        const std::string reader_error = error_of<std::runtime_error>([&] { reference::FileReader reader{nullptr, key}; });
         if constexpr (subject::kAutoFileRefusesNullFile) {
             // A FILE* that could not be opened (null) is reported by the constructor, with the same message.
-            const std::string subject_error = error_of([&] { subject::AutoFile file{nullptr, key}; });
+            const std::string subject_error = error_of<std::runtime_error>([&] { subject::AutoFile file{nullptr, key}; });
             if (subject_error != writer_error || writer_error != reader_error || writer_error == "(no error)")
                 report_mismatch("buffered_writer open failure", "the error for a file that could not be opened differs",
                                 "AutoFile: " + subject_error + "; reference FileWriter: " + writer_error +
@@ -541,11 +533,11 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
         } else {
             // An AutoFile over a null FILE* is a null AutoFile (Core's): every write through it or a BufferedWriter
             // on it must fail.
-            const std::string direct_error = error_of([&] {
+            const std::string direct_error = error_of<std::runtime_error>([&] {
                 subject::AutoFile file{nullptr, key};
                 write_one(file, std::byte{0});
             });
-            const std::string buffered_error = error_of([&] {
+            const std::string buffered_error = error_of<std::runtime_error>([&] {
                 subject::AutoFile file{nullptr, key};
                 subject::BufferedWriter writer{file, 1};
                 write_one(writer, std::byte{0});  // fills the 1-byte buffer: flushed into the null file

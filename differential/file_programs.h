@@ -6,7 +6,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <span>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -55,6 +57,19 @@ inline constexpr uint8_t kUnseekableStartByte = 0xef;
 // unknown", "AutoFile::read: position unknown", "AutoFile::write_buffer: obfuscation position unknown"), serdiff's
 // and the reference's (reference::kPositionUnknown, kCannotObfuscate) all say so.
 inline bool says_position_unknown(std::string_view what) { return what.find("position unknown") != std::string_view::npos; }
+
+// The what() of the exception a call throws (only exceptions of type Caught are caught: others propagate and end
+// the run as a crash), or "(no error)" if it returns.
+template <typename Caught = std::exception, typename Call>
+std::string error_of(Call&& call)
+{
+    try {
+        call();
+    } catch (const Caught& error) {
+        return error.what();
+    }
+    return "(no error)";
+}
 
 // Span/ignore length bytes of the buffered_writer and buffered_reader programs (docs/targets.md): t < 8 an
 // edge of the buffer size; t ≥ kFirstLargeLengthByte one of kLargeLengths, around the 4096-byte chunks in
