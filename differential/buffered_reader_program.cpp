@@ -144,6 +144,33 @@ void check_seek_and_size(const MemoryFile& file, uint64_t start, size_t stored_s
     const Trace expected = trace_seeks(reference_file, targets);
     subject::AutoFile subject_file{file.open("rb", start), key};
     compare_traces("buffered_reader AutoFile seek/size", trace_seeks(subject_file, targets), expected, input);
+    // A seek to the end that fails, and one whose ftell right after fails (Fault::seek_end_error and
+    // tell_after_seek_end_error): size() must throw on both sides (each words it its own way), the position it
+    // reports afterwards unchanged.
+    for (const Fault fault : {Fault::seek_end_error, Fault::tell_after_seek_end_error}) {
+        const auto faulty = [&] {
+            FaultFile faulty_file;
+            faulty_file.data = model::Bytes(stored_size, 0x5a);
+            faulty_file.fault = fault;
+            return faulty_file;
+        };
+        FaultFile reference_fault = faulty(), subject_fault = faulty();
+        const auto size_fails = [](auto& file) {
+            Trace trace;
+            try {
+                trace.push_back("size " + std::to_string(file.size()));
+            } catch (const std::exception&) {
+                trace.push_back("size: error");
+            }
+            trace.push_back("@" + std::to_string(file.position()));
+            return trace;
+        };
+        reference::FileReader reference_reader{open_fault_file(reference_fault, "rb", true), key};
+        subject::AutoFile subject_faulty{open_fault_file(subject_fault, "rb", true), key};
+        compare_traces(fault == Fault::seek_end_error ? "buffered_reader AutoFile size() when the seek to the end fails"
+                                                      : "buffered_reader AutoFile size() when ftell after the seek to the end fails",
+                       size_fails(subject_faulty), size_fails(reference_reader), input);
+    }
     if constexpr (!subject::kAutoFileRefusesNullFile) {
         subject::AutoFile null_file{nullptr, key};
         const std::string seek_error = error_of([&] { null_file.seek(0); });
