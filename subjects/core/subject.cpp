@@ -207,7 +207,10 @@ uint64_t size_block(const model::Block& block)
     return kept_block.size(block, [](const CBlock& core) { return GetSerializeSize(TX_WITH_WITNESS(core)); });
 }
 
-// CBlockLocator reads its version into a local and drops it (divergences()).
+// CBlockLocator reads its version into a local and drops it, and writes a constant (divergences()): 70016, the
+// highest protocol version ever written to a network stream (Core's CBlockLocator::DUMMY_VERSION). The harness
+// knows the number itself: taking it from Core's header would make the expectation follow a change to it.
+constexpr int32_t kLocatorVersionWritten = 70016;
 CBlockLocator locator_to_core(const model::BlockLocator& locator)
 {
     std::vector<uint256> have;
@@ -219,7 +222,7 @@ Decoded<model::BlockLocator> decode_locator(std::span<const uint8_t> data)
     return decode_with<model::BlockLocator>(data, [](DataStream& s, model::BlockLocator& locator) {
         CBlockLocator core;
         s >> core;
-        locator.version = CBlockLocator::DUMMY_VERSION;
+        locator.version = kLocatorVersionWritten;
         for (const uint256& hash : core.vHave) locator.have.push_back(from_core(hash));
     });
 }
@@ -298,7 +301,7 @@ Decoded<bool> read_compressed_script(std::span<const uint8_t> data, model::Scrip
 
 const Divergences& divergences()
 {
-    static const Divergences core{.locator_version_written = CBlockLocator::DUMMY_VERSION,
+    static const Divergences core{.locator_version_written = kLocatorVersionWritten,
                                   .compressed_script_read_keeps_old_bytes = true,
                                   .negative_varint_written = true};
     return core;
