@@ -36,6 +36,13 @@ model::Bytes write_compressed_script(const model::Script& script);
 // the script as the read left it in `script`.
 model::Decoded<bool> read_compressed_script(std::span<const uint8_t> data, model::Script& script);
 
+// The subject's encoding of a default-constructed block header and block (Core's CBlockHeader{} and CBlock{}, which
+// SetNull() fills; the serdiff subject's model::BlockHeader{} and Block{}, whose defaults the reference shares): the
+// block_header and block targets compare it with the reference's encoding of model::BlockHeader{} and Block{}
+// (docs/format.md: every field zero, no transactions).
+model::Bytes encode_default_header();
+model::Bytes encode_default_block();
+
 // Where a subject's code departs from docs/format.md on purpose (docs/divergences.md lists each with an
 // input), the harness compares it against the rule the subject keeps, and nowhere else.
 struct Divergences {

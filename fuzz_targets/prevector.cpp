@@ -84,6 +84,24 @@ private:
 
     void apply()
     {
+        const size_t capacity_before = subject_.capacity();
+        operate();
+        if (operation_ == 0 || operation_ == 1 || operation_ == 9 || operation_ == 10) {
+            // An append or insert that no longer fits grows by the subject's rule (subject::prevector_grown_capacity);
+            // one that fits keeps the capacity.
+            const size_t needed = model_.size();
+            const size_t expected =
+                needed > capacity_before ? subject::prevector_grown_capacity(capacity_before, needed) : capacity_before;
+            if (subject_.capacity() != expected)
+                fail("growth", "capacity " + std::to_string(subject_.capacity()) + " for " + std::to_string(needed) +
+                                   " elements, was " + std::to_string(capacity_before) + ", expected " +
+                                   std::to_string(expected));
+        }
+    }
+
+    // One operation on both the subject and the std::vector.
+    void operate()
+    {
         const size_t size = model_.size();
         const size_t room = kMaxElements - std::min(size, kMaxElements);
         switch (operation_) {

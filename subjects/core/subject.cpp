@@ -299,6 +299,9 @@ Decoded<bool> read_compressed_script(std::span<const uint8_t> data, model::Scrip
     return result;
 }
 
+Bytes encode_default_header() { return encode_core(CBlockHeader{}); }
+Bytes encode_default_block() { return encode_core(TX_WITH_WITNESS(CBlock{})); }
+
 const Divergences& divergences()
 {
     static const Divergences core{.locator_version_written = kLocatorVersionWritten,

@@ -36,6 +36,10 @@ inline constexpr bool kPrevectorEmplaceBackReturnsReference = false;
 // grows; docs/core.md "Findings").
 inline constexpr bool kPrevectorTakesOwnElements = false;
 inline constexpr bool kPrevectorTakesInitializerList = false;
+// The capacity push_back, emplace_back or insert leaves when `needed` elements no longer fit `capacity`: Core grows
+// to 1.5 times the new size (prevector.h: change_capacity(new_size + (new_size >> 1))). What a prevector allocates is
+// what Core's memory accounting counts (memusage::DynamicUsage of a CScript), so the prevector target holds it.
+constexpr size_t prevector_grown_capacity(size_t /*capacity*/, size_t needed) { return needed + (needed >> 1); }
 // Inline ("direct") storage: Core's is_direct() is private; a direct prevector owns no heap memory.
 template <typename Prevector>
 bool prevector_is_inline(const Prevector& vector)

@@ -64,6 +64,9 @@ model::Decoded<bool> read_compressed_script(std::span<const uint8_t> data, model
     return result;
 }
 
+model::Bytes encode_default_header() { return codec_table().block_header.encode(model::BlockHeader{}); }
+model::Bytes encode_default_block() { return codec_table().block.encode(model::Block{}); }
+
 const Divergences& divergences()
 {
     static const Divergences none;

@@ -4,6 +4,7 @@
 // the include path (docs/core.md "The seam").
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -35,6 +36,9 @@ inline constexpr bool kPrevectorEmplaceBackReturnsReference = true;
 // Whether push_back/insert may be given one of the prevector's own elements (std::vector allows it).
 inline constexpr bool kPrevectorTakesOwnElements = true;
 inline constexpr bool kPrevectorTakesInitializerList = true;
+// The capacity push_back, emplace_back or insert leaves when `needed` elements no longer fit `capacity`: serialize/'s
+// prevector doubles, or takes exactly what is needed if that is more (prevector.h grow_for).
+constexpr size_t prevector_grown_capacity(size_t capacity, size_t needed) { return std::max(needed, 2 * capacity); }
 template <typename Prevector>
 bool prevector_is_inline(const Prevector& vector)
 {
