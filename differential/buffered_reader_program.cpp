@@ -106,6 +106,17 @@ Trace trace_reads(Reader& reader, const std::vector<ReadStep>& steps, bool posit
     return trace;
 }
 
+// A seek by `delta` bytes from the position: relative (SEEK_CUR) where the file has one (Core's AutoFile through the
+// wrapper's seek_relative), else seek() to the position plus delta (serdiff's AutoFile, the reference FileReader).
+template <typename File>
+void seek_by(File& file, int64_t delta)
+{
+    if constexpr (requires { file.seek_relative(delta); })
+        file.seek_relative(delta);
+    else
+        file.seek(static_cast<uint64_t>(static_cast<int64_t>(file.position()) + delta));
+}
+
 // The file's own positioning, with positions known: size() (the position left where it was), then seek() to each
 // target and one byte read there, de-obfuscated with the key at that position, then size() again. Core's size() is
 // seek(0, SEEK_END), ftell and a seek back (src/streams.cpp AutoFile::seek/size); serdiff's and the reference's
@@ -115,18 +126,29 @@ Trace trace_seeks(File& file, const std::vector<uint64_t>& targets)
 {
     Trace trace;
     const auto size_text = [&] { return "size " + std::to_string(file.size()) + " @" + std::to_string(file.position()); };
+    const auto read_text = [&] {
+        try {
+            return " byte " + std::to_string(std::to_integer<int>(read_one(file)));
+        } catch (const subject::ReadError& error) {
+            return " (" + subject::read_error_text(error) + ")";
+        } catch (const reference::ReadError& error) {
+            return " (" + std::string(error.what()) + ")";
+        }
+    };
     trace.push_back(size_text());
     for (const uint64_t target : targets) {
         file.seek(target);
         std::string text = "seek " + std::to_string(target) + " @" + std::to_string(file.position());
-        try {
-            text += " byte " + std::to_string(std::to_integer<int>(read_one(file)));
-        } catch (const subject::ReadError& error) {
-            text += " (" + subject::read_error_text(error) + ")";
-        } catch (const reference::ReadError& error) {
-            text += " (" + std::string(error.what()) + ")";
-        }
+        text += read_text();
         trace.push_back(text + " @" + std::to_string(file.position()));
+        // One byte back and read again, then one forward: a seek relative to the position where the subject has one
+        // (Core's seek(offset, SEEK_CUR)), else a seek to the position plus the offset.
+        if (file.position() >= 1) {
+            seek_by(file, -1);
+            text = "seek -1 @" + std::to_string(file.position()) + read_text();
+            seek_by(file, 1);
+            trace.push_back(text + " seek +1 @" + std::to_string(file.position()));
+        }
     }
     trace.push_back(size_text());
     return trace;

@@ -29,6 +29,9 @@ void obfuscate(std::span<std::byte> bytes, uint64_t offset, const std::array<std
 // written to and read from a byte stream.
 uint64_t compress_amount(uint64_t amount);
 uint64_t decompress_amount(uint64_t compressed);
+// The payload bytes after special-script tag `tag` (Core's GetSpecialScriptSize): 20, 32, or 0 for a value that is
+// not a tag.
+uint32_t special_script_size(uint32_t tag);
 model::Bytes write_compressed_amount(int64_t amount);
 model::Decoded<int64_t> read_compressed_amount(std::span<const uint8_t> data);
 model::Bytes write_compressed_script(const model::Script& script);

@@ -1,5 +1,5 @@
 // Target compression: the subject's undo-data compression (serialize/compression.h, Core's compressor) driven directly rather than through whole undo records:
-// CompressAmount/DecompressAmount on any u64, the amount and script formatters' bytes against the reference
+// CompressAmount/DecompressAmount on any u64, the special-script payload sizes (GetSpecialScriptSize) on any u32, the amount and script formatters' bytes against the reference
 // writer, and the script formatter's decoding of both its own encoding and arbitrary bytes (value, error,
 // bytes consumed). Scripts are biased to the six special forms and to near misses of each (one byte off,
 // one byte short or long, keys off the curve).
@@ -137,6 +137,15 @@ SERDIFF_FUZZ_TARGET(compression, .max_len = 1024)
                                           std::to_string(reference::compress_amount(amount)) + " / " +
                                           std::to_string(reference::decompress_amount(amount)),
                                       input);
+    // The special-script payload sizes (Core's GetSpecialScriptSize, public): every tag and just past them, and the
+    // amount's two halves as any u32.
+    for (const uint32_t tag : {0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u, static_cast<uint32_t>(amount), static_cast<uint32_t>(amount >> 32)})
+        if (subject::special_script_size(tag) != reference::special_script_size(tag))
+            differential::report_mismatch("compression special script size", "the payload size of a tag differs",
+                                          "tag " + std::to_string(tag) + ": optimized " +
+                                              std::to_string(subject::special_script_size(tag)) + ", reference " +
+                                              std::to_string(reference::special_script_size(tag)),
+                                          input);
     {
         const model::Bytes optimized_bytes = subject::write_compressed_amount(static_cast<int64_t>(amount));
         reference::Writer reference_writer;

@@ -136,6 +136,13 @@ constexpr uint64_t kPowersOfTen[10] = {1, 10, 100, 1'000, 10'000, 100'000, 1'000
 
 }  // namespace
 
+uint32_t special_script_size(uint32_t tag)
+{
+    if (tag == 0 || tag == 1) return 20;  // key hash, script hash
+    if (tag >= 2 && tag <= 5) return 32;  // a public key's x (tags 2, 3 compressed; 4, 5 uncompressed, y's parity)
+    return 0;
+}
+
 uint64_t compress_amount(uint64_t amount)
 {
     if (amount == 0) return 0;

@@ -48,6 +48,9 @@ SERDIFF_OBJECT_TYPES(SERDIFF_DECLARE_REFERENCE_STREAM)
 // Bitcoin Core's CompressAmount/DecompressAmount (u64, wrapping), as docs/format.md states them.
 uint64_t compress_amount(uint64_t amount);
 uint64_t decompress_amount(uint64_t compressed);
+// Core's GetSpecialScriptSize: the payload bytes after special-script tag `tag` (20 for 0 and 1, 32 for 2 to 5), 0
+// for any other value (not a special form).
+uint32_t special_script_size(uint32_t tag);
 // Undo-data script compression: the 21/33-byte special form or VarInt(size + 6) and the bytes.
 void write_compressed_script(Writer& writer, std::span<const uint8_t> script);
 Bytes read_compressed_script(Reader& reader);

@@ -271,6 +271,7 @@ void obfuscate(std::span<std::byte> bytes, uint64_t offset, const std::array<std
 
 uint64_t compress_amount(uint64_t amount) { return CompressAmount(amount); }
 uint64_t decompress_amount(uint64_t compressed) { return DecompressAmount(compressed); }
+uint32_t special_script_size(uint32_t tag) { return GetSpecialScriptSize(tag); }
 
 Bytes write_compressed_amount(int64_t amount)
 {

@@ -198,6 +198,8 @@ public:
     uint64_t position() { return static_cast<uint64_t>(tell()); }
     // serdiff's seek(position) is Core's seek from the start of the file (SEEK_SET); size() is Core's own.
     void seek(uint64_t position) { ::AutoFile::seek(static_cast<int64_t>(position), SEEK_SET); }
+    // Core's seek relative to the position (SEEK_CUR): buffered_reader's seek check steps back and forth with it.
+    void seek_relative(int64_t delta) { ::AutoFile::seek(delta, SEEK_CUR); }
     void close()
     {
         if (fclose() != 0) throw std::ios_base::failure("AutoFile::fclose failed");

@@ -19,6 +19,11 @@ void obfuscate(std::span<std::byte> bytes, uint64_t offset, const std::array<std
 
 uint64_t compress_amount(uint64_t amount) { return optimized::CompressAmount(amount); }
 uint64_t decompress_amount(uint64_t compressed) { return optimized::DecompressAmount(compressed); }
+// serialize/'s payload size is defined for the six tags only; any other value is not a special form.
+uint32_t special_script_size(uint32_t tag)
+{
+    return tag < 6 ? static_cast<uint32_t>(optimized::special_script_payload_size(tag)) : 0;
+}
 
 model::Bytes write_compressed_amount(int64_t amount)
 {
