@@ -283,9 +283,19 @@ Decoded<int64_t> read_compressed_amount(std::span<const uint8_t> data)
     return decode_with<int64_t>(data, [](DataStream& s, int64_t& amount) { s >> Using<AmountCompression>(amount); });
 }
 
+// Written from a CScript whose storage past its size holds stale OP_CHECKSIG bytes, as a CScript that was longer and
+// shrank keeps them (prevector's resize down writes nothing): 36 inline bytes (CScriptBase's N) for a short script,
+// 8 more on the heap for a longer one. OP_CHECKSIG ends every key form, so a check that reads past the size (a
+// special form's last byte tested on a script one short) cannot go unseen; a fresh CScript's zeros would hide it.
 Bytes write_compressed_script(const model::Script& script)
 {
-    const CScript core = to_core(script);
+    CScript core = to_core(script);
+    const size_t size = core.size();
+    const size_t inline_bytes = CScriptBase::STATIC_SIZE;
+    const size_t grown = size + 8 <= inline_bytes ? inline_bytes : size + 8;
+    core.resize(grown);
+    for (size_t i = size; i < grown; ++i) core[i] = OP_CHECKSIG;
+    core.resize(size);
     return encode_with([&core](DataStream& stream) { stream << Using<ScriptCompression>(core); });
 }
 
