@@ -177,14 +177,14 @@ void check_seek_and_size(const MemoryFile& file, uint64_t start, size_t stored_s
             return faulty_file;
         };
         FaultFile reference_fault = faulty(), subject_fault = faulty();
-        const auto size_fails = [](auto& file) {
+        const auto size_fails = [](auto& reader) {
             Trace trace;
             try {
-                trace.push_back("size " + std::to_string(file.size()));
+                trace.push_back("size " + std::to_string(reader.size()));
             } catch (const std::exception&) {
                 trace.push_back("size: error");
             }
-            trace.push_back("@" + std::to_string(file.position()));
+            trace.push_back("@" + std::to_string(reader.position()));
             return trace;
         };
         reference::FileReader reference_reader{open_fault_file(reference_fault, "rb", true), key};
