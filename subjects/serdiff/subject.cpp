@@ -22,7 +22,7 @@ uint64_t decompress_amount(uint64_t compressed) { return optimized::DecompressAm
 // serialize/'s payload size is defined for the six tags only; any other value is not a special form.
 uint32_t special_script_size(uint32_t tag)
 {
-    return tag < 6 ? static_cast<uint32_t>(optimized::special_script_payload_size(tag)) : 0;
+    return tag < optimized::kSpecialScriptForms ? static_cast<uint32_t>(optimized::special_script_payload_size(tag)) : 0;
 }
 
 model::Bytes write_compressed_amount(int64_t amount)
