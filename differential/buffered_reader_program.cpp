@@ -55,6 +55,9 @@ std::string position_text(Reader& reader, bool positions_known)
     }
 }
 
+// How a read that failed with an I/O error ends a read-fault program's trace.
+const std::string kReadFailedLine = "error: read failed";
+
 // Unseekable mode, what a buffered reader over the reference does: it fills its buffer with de-obfuscated bytes, so a
 // skip needs the position as a read does (it reads and drops), and an empty read does not reach the file.
 struct BufferedReference {
@@ -71,11 +74,14 @@ struct BufferedReference {
     uint64_t position() const { return reader.position(); }
 };
 
+// read_errors (read-fault mode): a file error ends the program too, "read failed" in every subject's wording
+// (says_read_failed) recorded as kReadFailedLine.
 template <typename Reader>
-Trace trace_reads(Reader& reader, const std::vector<ReadStep>& steps, bool positions_known = true)
+Trace trace_reads(Reader& reader, const std::vector<ReadStep>& steps, bool positions_known = true, bool read_errors = false)
 {
     Trace trace;
     const auto ended_by = [&](std::string text) {
+        if (read_errors && says_read_failed(text)) return trace.push_back(kReadFailedLine);
         trace.push_back("error: " + (positions_known ? text : unseekable_text(text)));
     };
     try {
@@ -99,8 +105,9 @@ Trace trace_reads(Reader& reader, const std::vector<ReadStep>& steps, bool posit
     } catch (const reference::ReadError& error) {
         ended_by(error.what());
     } catch (const std::runtime_error& error) {
-        // A file error (serdiff's and the reference's position-unknown refusal) ends an unseekable program only.
-        if (positions_known) throw;
+        // A file error (serdiff's and the reference's position-unknown refusal, "read failed") ends an unseekable or
+        // a read-fault program only.
+        if (positions_known && !read_errors) throw;
         ended_by(error.what());
     }
     return trace;
@@ -253,6 +260,54 @@ void check_unseekable_reads(const Bytes& stored, const std::array<std::byte, 8>&
                    seek_and_size(reference_reader), input);
 }
 
+// Read-fault mode (start byte kReadFaultStartByte): the stored bytes read again from a FILE whose reads fail with
+// EIO from an offset on (Fault::io_error: a read that would reach it delivers nothing; the offset is the key's first
+// two bytes, little endian, modulo the stored size), stdio buffered and unbuffered. An I/O error must end the program
+// as "read failed", never as the end of the data or as success: the AutoFile's at the step where the reference's
+// does (both read what the caller asks for), a BufferedReader's there or at an earlier step (its read-ahead may
+// reach the offset first), every step before it the same. The position after the error is not compared
+// (docs/format.md "What a failed read leaves").
+void check_read_faults(const Bytes& stored, const std::array<std::byte, 8>& key, size_t buffer_request, size_t buffer,
+                       const std::vector<ReadStep>& steps, std::span<const uint8_t> input)
+{
+    if (stored.empty()) return;
+    const uint64_t fault_offset = (std::to_integer<uint64_t>(key[0]) | std::to_integer<uint64_t>(key[1]) << 8) % stored.size();
+    for (const bool stdio_buffered : {true, false}) {
+        const auto faulty = [&] {
+            FaultFile file;
+            file.data = stored;
+            file.fault = Fault::io_error;
+            file.fault_offset = fault_offset;
+            return file;
+        };
+        const auto setting = [&] {
+            return std::string(stdio_buffered ? "stdio buffered" : "stdio unbuffered") + ", reads failing from offset " +
+                   std::to_string(fault_offset);
+        };
+        FaultFile reference_file = faulty(), direct_file = faulty(), buffered_file = faulty();
+        Trace expected;
+        {
+            reference::FileReader reference_reader{open_fault_file(reference_file, "rb", stdio_buffered), key};
+            expected = trace_reads(reference_reader, steps, true, true);
+        }
+        {
+            subject::AutoFile direct{open_fault_file(direct_file, "rb", stdio_buffered), key};
+            compare_traces([&] { return "buffered_reader AutoFile (" + setting() + ")"; },
+                           trace_reads(direct, steps, true, true), expected, input);
+        }
+        subject::AutoFile source{open_fault_file(buffered_file, "rb", stdio_buffered), key};
+        subject::BufferedReader reader{source, buffer_request};
+        const Trace actual = trace_reads(reader, steps, true, true);
+        Trace allowed = expected;
+        if (!actual.empty() && actual.back() == kReadFailedLine && actual.size() <= expected.size()) {
+            allowed.resize(actual.size());  // failed at an earlier step than the reference: its read-ahead
+            allowed.back() = kReadFailedLine;
+        }
+        compare_traces([&] { return "buffered_reader BufferedReader (buffer " + std::to_string(buffer) + ", " + setting() + ")"; },
+                       actual, allowed, input);
+    }
+}
+
 // Buffer byte kDefaultBufferByte (file_programs.h): the steps through a BufferedReader built without a size, against
 // the reference's trace. Skipped where the subject's BufferedReader takes a size only (Core's wrapper).
 template <typename Reader>
@@ -300,6 +355,7 @@ void check_buffered_reader_program(std::span<const uint8_t> input)
     compare_traces("buffered_reader AutoFile", trace_reads(direct, steps), expected, input);
     check_seek_and_size(file, start, stored.size(), key, input);
     if (start_byte == kUnseekableStartByte) check_unseekable_reads(stored, key, buffer_request, buffer, steps, input);
+    if (start_byte == kReadFaultStartByte) check_read_faults(stored, key, buffer_request, buffer, steps, input);
 }
 
 }  // namespace serdiff::differential

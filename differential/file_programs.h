@@ -53,6 +53,18 @@ inline constexpr uint8_t kDefaultBufferByte = 0xef;
 // Fault::unseekable), where the AutoFile's position is unknown (docs/file-io.md). No seed before the mode had it.
 inline constexpr uint8_t kUnseekableStartByte = 0xef;
 
+// The start byte of buffered_reader (start offset b % 24 = 22) that also turns on the read-fault mode: the program runs
+// again on a FILE whose reads fail with EIO from an offset on (differential/fault_file.h, Fault::io_error; docs/targets.md).
+// No seed before the mode had it.
+inline constexpr uint8_t kReadFaultStartByte = 0xee;
+
+// Read-fault mode: whether an error's what() says a read failed (serdiff's and the reference's "read failed: ...",
+// Core's "AutoFile::read: fread failed", "AutoFile::ignore: fread failed").
+inline bool says_read_failed(std::string_view text)
+{
+    return text.find("read failed") != std::string_view::npos;
+}
+
 // Unseekable mode: whether an error's what() is a position-unknown one. Core's texts ("AutoFile::tell: position
 // unknown", "AutoFile::read: position unknown", "AutoFile::write_buffer: obfuscation position unknown"), serdiff's
 // and the reference's (reference::kPositionUnknown, kCannotObfuscate) all say so.

@@ -775,6 +775,34 @@ void generate_unseekable()
     }
 }
 
+// The read-fault mode of buffered_reader (start byte 0xee, kReadFaultStartByte): the steps again from a FILE whose
+// reads fail with EIO from an offset on (the key's first two bytes, little endian, modulo the stored size), stdio
+// buffered (a file below 8 KiB fails at its first read) and unbuffered (the step that reaches the offset fails).
+// Reader grammar as generate_unseekable's; the 20,000-byte file (number 0xf8 + 8 bytes) crosses stdio's 8 KiB
+// buffer and takes spans of 8192 and 20000 bytes (length bytes 0xfc, 0xff), which stdio reads past its buffer.
+void generate_read_faults()
+{
+    constexpr uint8_t kReadFault = 0xee;
+    const auto reader = [&](const std::string& name, uint8_t buffer, const Bytes& file_key, const Bytes& length,
+                            const Bytes& steps) {
+        Bytes content;
+        for (uint8_t byte = 0x30; byte < 0x30 + 32; ++byte) content.push_back(byte);
+        add("buffered_reader", "read-fault-" + name, concat({Bytes{buffer, kReadFault}, file_key, length, Bytes{0x5e}, content, steps}));
+    };
+    const Bytes forty{64 + 40};
+    const Bytes key_at_20{20, 0, 0xff, 0x80, 1, 2, 3, 4};
+    // Reader steps: 0 byte, 1 read (selector), 2 ignore (selector), 3 position; selector t ≥ 8 is t − 8 bytes.
+    reader("ignore-across-offset-20-buffer-4", 3, key_at_20, forty, Bytes{0, 1, 8 + 5, 2, 8 + 30, 3});
+    reader("read-across-offset-20-buffer-1", 0, key_at_20, forty, Bytes{3, 1, 8 + 30, 0});
+    reader("bytes-up-to-offset-20-buffer-32", 31, key_at_20, forty, Bytes{2, 8 + 19, 0, 3, 0, 3});
+    reader("zero-key-ignore-first-buffer-4", 3, Bytes(8, 0), forty, Bytes{2, 8 + 10, 0});
+    const Bytes twenty_thousand{0xf8, 0x20, 0x4e, 0, 0, 0, 0, 0, 0};
+    const Bytes key_at_12000{0xe0, 0x2e, 9, 8, 7, 6, 5, 4};
+    reader("large-spans-offset-12000-buffer-8", 7, key_at_12000, twenty_thousand, Bytes{1, 0xfc, 3, 1, 0xfc, 3, 0, 3});
+    reader("large-ignores-offset-12000-buffer-16", 15, key_at_12000, twenty_thousand, Bytes{2, 0xfc, 3, 2, 0xfc, 0, 3});
+    reader("whole-file-offset-12000-buffer-1", 0, key_at_12000, twenty_thousand, Bytes{1, 0xff, 3});
+}
+
 void generate_instantiation_only()
 {
     using Op = StreamOperation;
@@ -1139,6 +1167,7 @@ int main(int argc, char** argv)
         generate_block_store();
         generate_instantiation_only();
         generate_unseekable();
+        generate_read_faults();
         generate_dictionaries();
         share_with_same_format_targets();
         write_dictionaries(out);
