@@ -326,6 +326,35 @@ class Report(CoreTree):
             self.assertIn(f'<section class="directory" data-directory="{directory}">', page)
         self.assertEqual(page.count('<section class="file"'), 3)
 
+    def test_first_measured_and_after_strengthening(self):
+        # --triage: the run's own triage file; "fixed" survivors count as killed only in the second number.
+        state = quiet(mutate.plan, arguments(files=["serialize/streams.h"]), None, None, mutate.SerdiffSubject(),
+                      stub_generator(4))
+        ids = [m["id"] for m in state["mutants"][:4]]
+        state["mutants"][0].update(status="killed", phase="replay", target="prevector", check="x", seconds=0.1)
+        for m in state["mutants"][1:4]:
+            m.update(status="survived", detail="no kill", targets=["prevector"], reach="line")
+        out = Path(tempfile.mkdtemp(prefix="mutate-test-triage-"))
+        self.addCleanup(shutil.rmtree, out)
+        triage = out / "triage-heldout.tsv"
+        triage.write_text("# a held-out run's triage\nid\tverdict\treason\tevidence\n"
+                          f"{ids[1]}\tfixed\ta new check\tre-run\n{ids[2]}\tequivalent\tfile.h:1 says so\t-\n")
+        mutate.TRIAGE_OVERRIDE = triage
+        self.addCleanup(setattr, mutate, "TRIAGE_OVERRIDE", None)
+        quiet(mutate.write_report, state, out)
+        text, summary = (out / "report.md").read_text(), json.loads((out / "report.json").read_text())
+        self.assertEqual((summary["score"], summary["score_after_strengthening"]), (25.0, 50.0))
+        self.assertEqual(summary["survivors_triaged"], {"equivalent": 1, "fixed": 1, "open": 0, "untriaged": 1})
+        self.assertEqual(summary["score_without_triaged_equivalent"], 33.3)
+        self.assertIn("**score as first measured: 25.0%** (1/4)", text)
+        self.assertIn("score after strengthening: 50.0% (2/4", text)
+        self.assertIn(f"({triage})", text)
+        self.assertNotIn("tools/mutate/triage.tsv", text)
+        # A run given --triage records it, so a later report without the option reads the same file.
+        mutate.TRIAGE_OVERRIDE = None
+        state["config"]["triage"] = "tools/mutate/triage-heldout.tsv"
+        self.assertEqual(mutate.triage_of(state), mutate.ROOT / "tools/mutate/triage-heldout.tsv")
+
     def test_serdiff_report_title(self):
         state = quiet(mutate.plan, arguments(files=["serialize/streams.h"]), None, None, mutate.SerdiffSubject(),
                       stub_generator())
