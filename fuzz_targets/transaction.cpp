@@ -1,6 +1,68 @@
 // Target transaction: decode arbitrary bytes with and without witness on both sides; round-trip what decodes.
+#include <cstdint>
+#include <span>
+#include <string>
+
 #include "differential/codecs.h"
+#include "differential/compare.h"
 #include "fuzz_targets/registry.h"
+#include "model/model.h"
+
+namespace {
+
+// A witness stack whose first item is 5,000,001 bytes long, past the 5,000,000-byte chunk in which both sides read a
+// claimed length (Core's MAX_VECTOR_ALLOCATE; serialize/'s WitnessStackFormatter reads such an item aside and then
+// appends it), then a 1-byte item: a transaction of one input and one output with that witness.
+serdiff::model::Bytes large_witness_item_transaction()
+{
+    constexpr uint32_t kItem = 5'000'001;
+    serdiff::model::Bytes tx{2, 0, 0, 0, 0x00, 0x01, 1};                    // version 2, marker, flag, 1 input
+    tx.insert(tx.end(), 32, 0x11);                                           // prevout hash
+    tx.insert(tx.end(), {7, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 1});         // index 7, empty script, sequence, 1 output
+    tx.insert(tx.end(), {0x40, 0x42, 0x0f, 0, 0, 0, 0, 0, 1, 0x6a});        // 1,000,000 sat, script OP_RETURN
+    tx.insert(tx.end(), {2, 0xfe, kItem & 0xff, (kItem >> 8) & 0xff, (kItem >> 16) & 0xff, 0});  // 2 items, the first's length
+    for (uint32_t i = 0; i < kItem; ++i) tx.push_back(static_cast<uint8_t>(i * 7 + (i >> 16)));
+    tx.insert(tx.end(), {1, 0x5a, 0, 0, 0, 0});                              // the 1-byte item, lock time 0
+    return tx;
+}
+
+// The witness as counts and sizes (a mismatch report cannot print the 5 MB item: the fuzz binaries bound every
+// allocation at 16 MiB).
+std::string witness_shape(const serdiff::model::Decoded<serdiff::model::Transaction>& decoded)
+{
+    if (!decoded.ok) return "error \"" + decoded.error + "\"";
+    std::string shape = "consumed " + std::to_string(decoded.consumed) + ", witness item sizes:";
+    for (const auto& in : decoded.value.inputs)
+        for (const auto item : in.witness) shape += " " + std::to_string(item.size());
+    return shape;
+}
+
+// No input below max_len holds such an item (the engine favours small, fast inputs): once per process, at the first
+// input (neither side depends on it; a mismatch names it, and replaying it alone shows the mismatch again), both
+// sides decode the transaction; the decodings must be equal, and the optimized side's encoding and SizeComputer must
+// give the transaction's bytes back.
+void check_large_witness_item(std::span<const uint8_t> input)
+{
+    using namespace serdiff;
+    static bool compared = false;
+    if (compared) return;
+    compared = true;
+    const model::Bytes tx = large_witness_item_transaction();
+    const auto& codec = differential::transaction_codec(true);
+    const model::Decoded<model::Transaction> optimized = codec.optimized_decode(tx), reference = codec.reference_decode(tx);
+    const std::string label = "transaction with a witness item of 5,000,001 bytes";
+    if (!optimized.ok || !reference.ok || optimized.consumed != reference.consumed || !(optimized.value == reference.value))
+        differential::report_mismatch(label, "decode differs",
+                                      "optimized: " + witness_shape(optimized) + "; reference: " + witness_shape(reference), input);
+    const model::Bytes encoded = codec.optimized_encode(optimized.value);
+    const uint64_t size = codec.optimized_size(optimized.value);
+    if (encoded != tx || size != tx.size())
+        differential::report_mismatch(label, "re-encode differs", "encoded " + std::to_string(encoded.size()) +
+                                      " bytes, SizeComputer " + std::to_string(size) + ", the transaction " +
+                                      std::to_string(tx.size()) + (encoded.size() == tx.size() ? " (bytes differ)" : ""), input);
+}
+
+}  // namespace
 
 // A claimed script or witness length makes the optimized reader allocate (and zero) up to 5,000,000 bytes
 // before it finds the input short: the engine favours the inputs that run fast (see primitive_stream).
@@ -9,4 +71,5 @@ SERDIFF_FUZZ_TARGET(transaction, .max_len = 65536, .codec = "transaction", .real
 {
     serdiff::differential::check_decode_round_trip(serdiff::differential::transaction_codec(true), input);
     serdiff::differential::check_decode_round_trip(serdiff::differential::transaction_codec(false), input);
+    check_large_witness_item(input);
 }
