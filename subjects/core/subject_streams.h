@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <prevector.h>
@@ -78,6 +79,9 @@ using ReadError = std::ios_base::failure;
 inline std::string read_error_text(const ReadError& error) { return core_subject::error_text(error); }
 // Core's CustomUintFormatter throws ios_base::failure("CustomUintFormatter value out of range").
 using CustomWidthRefusal = std::ios_base::failure;
+// Core's WriteVarInt has no refusal of a negative value in non-negative signed mode (divergence
+// negative_varint_written): no text to compare.
+inline constexpr std::string_view kNegativeVarIntRefusal = "";
 
 // Core writes big-endian integers through CustomUintFormatter<bytes, true> (ser_writedata32be for 32 bits).
 template <typename S, std::unsigned_integral I>

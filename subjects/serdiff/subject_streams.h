@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "serialize/file.h"
 #include "serialize/prevector.h"
@@ -83,6 +84,8 @@ using ReadError = optimized::SerializeError;
 inline std::string read_error_text(const ReadError& error) { return error.what(); }
 // What writing a value that does not fit a CustomUintFormatter's width throws.
 using CustomWidthRefusal = std::out_of_range;
+// What WriteVarInt's refusal of a negative value in non-negative signed mode says (docs/format.md "VarInt").
+inline constexpr std::string_view kNegativeVarIntRefusal = "WriteVarInt: negative value in non-negative signed mode";
 
 template <typename S, std::unsigned_integral I>
 void write_big_endian(S& s, I value)
