@@ -392,6 +392,35 @@ void check_default_buffered_writer(const std::vector<WriteStep>& steps, uint64_t
     }
 }
 
+// An empty write reaches no FILE: on a FILE whose error flag is already set (reading a write-only stream sets it) the
+// AutoFile's write of nothing must succeed, with a zero key and with a key, its position unchanged (Core's fwrites 0
+// bytes and checks only the count; serialize/'s returns before the FILE). Neither side depends on the input: once per
+// process, at its first input. close() afterwards is not compared (serialize/'s reports the flag there).
+void check_empty_write_on_flagged_file(std::span<const uint8_t> input)
+{
+    static bool compared = false;
+    if (compared) return;
+    compared = true;
+    static MemoryFile file("serdiff-flagged-writer");
+    for (const Key& key : {Key{}, Key{std::byte{7}, std::byte{1}, std::byte{0}, std::byte{0x80}, std::byte{2}, std::byte{3},
+                                     std::byte{4}, std::byte{5}}}) {
+        std::FILE* stream = file.open("wb", 0);
+        const std::string label = std::string("buffered_writer AutoFile over a FILE whose error flag is set (") +
+                                  (key == Key{} ? "zero key" : "keyed") + ")";
+        if (std::fgetc(stream) != EOF || !std::ferror(stream)) {
+            std::fclose(stream);
+            report_mismatch(label, "reading a write-only FILE did not set its error flag", "(the check needs it)", input);
+        }
+        subject::AutoFile direct{stream, key};
+        const std::string error = error_of<std::runtime_error>([&] { direct.write(std::span<const std::byte>{}); });
+        const uint64_t position = direct.position();
+        (void)error_of<std::runtime_error>([&] { direct.close(); });
+        if (error != "(no error)" || position != 0)
+            report_mismatch(label, "an empty write failed or moved the position",
+                            "write: " + error + "; position " + std::to_string(position), input);
+    }
+}
+
 }  // namespace
 
 void check_buffered_writer_program(std::span<const uint8_t> input)
@@ -439,6 +468,7 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
         steps.push_back(std::move(step));
     }
 
+    check_empty_write_on_flagged_file(input);
     // Built only when a report needs it (a label string per input costs on this hot path).
     const auto buffer_label = [&] { return "buffered_writer (buffer " + std::to_string(buffer) + ")"; };
     static MemoryFile buffered_file("serdiff-buffered-writer");
