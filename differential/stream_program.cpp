@@ -656,6 +656,12 @@ void check_writers(const StreamProgram& program, const Bytes& expected, const st
             compare_bytes("primitive_stream DataStream after reserve()", subject::written(stream), both, input);
             check_unread("DataStream after reserve()", stream, both, 0, input);
         }
+        // clear() empties the stream, its read position included (Core's too): what is written next is all it holds.
+        stream.clear();
+        check_unread("DataStream after clear()", stream, {}, 0, input);
+        static constexpr uint8_t kAfterClear[2] = {0xa5, 0x5a};
+        stream.write(std::as_bytes(std::span<const uint8_t>(kAfterClear)));
+        check_unread("DataStream written after clear()", stream, kAfterClear, 0, input);
     }
     {
         std::vector<uint8_t> target = program.vector_writer_initial;
