@@ -199,6 +199,25 @@ class LinesFilter(CoreTree):
         self.assertEqual(sorted(m["line"] for m in state["mutants"]), [10, 11, 12])
 
 
+class RecordedTriage(unittest.TestCase):
+    """Each committed run's survivors have a triage row, and every "equivalent" row names the file:line of its
+    invariant (docs/mutation.md's rule); a survivor added to a results file without its triage fails here."""
+
+    RUNS = [("tools/mutate/results/heldout-serialize.json", "tools/mutate/triage-heldout.tsv")]
+
+    def test_survivors_triaged_and_equivalents_name_their_lines(self):
+        import re
+        for results, triage_file in self.RUNS:
+            survivors = {m["id"] for m in json.loads((ROOT / results).read_text())["mutants"] if m["status"] == "survived"}
+            triage = mutate.load_triage(ROOT / triage_file)
+            self.assertTrue(survivors, results)
+            self.assertEqual(sorted(survivors - set(triage)), [], f"{results}: survivors without a row in {triage_file}")
+            for mutant, (verdict, reason) in triage.items():
+                self.assertIn(verdict, ("equivalent", "fixed", "open"), mutant)
+                if verdict == "equivalent":
+                    self.assertRegex(reason, r"[\w/]+\.(h|cpp):\d+", f"{mutant}: an equivalent row names no file:line")
+
+
 class SerdiffUnchanged(unittest.TestCase):
     def test_default_plan_records_what_it_recorded_before(self):
         state = quiet(mutate.plan, arguments(), None, None, mutate.SerdiffSubject(), stub_generator())
