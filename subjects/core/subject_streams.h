@@ -82,6 +82,8 @@ using CustomWidthRefusal = std::ios_base::failure;
 // Core's WriteVarInt has no refusal of a negative value in non-negative signed mode (divergence
 // negative_varint_written): no text to compare.
 inline constexpr std::string_view kNegativeVarIntRefusal = "";
+// Core's Unserialize(std::string) resizes to the claimed length (up to MAX_SIZE) before reading: docs/core.md.
+inline constexpr bool kStringReadAllocatesClaimedLength = true;
 
 // Core writes big-endian integers through CustomUintFormatter<bytes, true> (ser_writedata32be for 32 bits).
 template <typename S, std::unsigned_integral I>

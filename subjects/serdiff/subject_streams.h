@@ -86,6 +86,8 @@ inline std::string read_error_text(const ReadError& error) { return error.what()
 using CustomWidthRefusal = std::out_of_range;
 // What WriteVarInt's refusal of a negative value in non-negative signed mode says (docs/format.md "VarInt").
 inline constexpr std::string_view kNegativeVarIntRefusal = "WriteVarInt: negative value in non-negative signed mode";
+// serialize/'s string read grows in bounded chunks as its bytes arrive (docs/format.md "Vectors and allocation").
+inline constexpr bool kStringReadAllocatesClaimedLength = false;
 
 template <typename S, std::unsigned_integral I>
 void write_big_endian(S& s, I value)
