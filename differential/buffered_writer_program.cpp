@@ -394,13 +394,10 @@ void check_default_buffered_writer(const std::vector<WriteStep>& steps, uint64_t
 
 // An empty write reaches no FILE: on a FILE whose error flag is already set (reading a write-only stream sets it) the
 // AutoFile's write of nothing must succeed, with a zero key and with a key, its position unchanged (Core's fwrites 0
-// bytes and checks only the count; serialize/'s returns before the FILE). Neither side depends on the input: once per
-// process, at its first input. close() afterwards is not compared (serialize/'s reports the flag there).
+// bytes and checks only the count; serialize/'s returns before the FILE). Neither side depends on the input: run once
+// per process (once_per_process). close() afterwards is not compared (serialize/'s reports the flag there).
 void check_empty_write_on_flagged_file(std::span<const uint8_t> input)
 {
-    static bool compared = false;
-    if (compared) return;
-    compared = true;
     static MemoryFile file("serdiff-flagged-writer");
     for (const Key& key : {Key{}, Key{std::byte{7}, std::byte{1}, std::byte{0}, std::byte{0x80}, std::byte{2}, std::byte{3},
                                      std::byte{4}, std::byte{5}}}) {
@@ -468,7 +465,7 @@ void check_buffered_writer_program(std::span<const uint8_t> input)
         steps.push_back(std::move(step));
     }
 
-    check_empty_write_on_flagged_file(input);
+    once_per_process([&] { check_empty_write_on_flagged_file(input); });
     // Built only when a report needs it (a label string per input costs on this hot path).
     const auto buffer_label = [&] { return "buffered_writer (buffer " + std::to_string(buffer) + ")"; };
     static MemoryFile buffered_file("serdiff-buffered-writer");

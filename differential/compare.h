@@ -33,6 +33,18 @@ void set_subject_side(const char* name);
 [[noreturn]] void report_mismatch(std::string_view label, std::string_view what, std::string_view details,
                                   std::span<const uint8_t> input);
 
+// Runs `check` at its first call only: one flag per call site (each lambda is its own type). For a comparison no
+// input changes (a fixed object on both sides), run at a process's first input: a mismatch names that input, and
+// replaying it alone shows the mismatch again.
+template <typename Check>
+void once_per_process(const Check& check)
+{
+    static bool done = false;
+    if (done) return;
+    done = true;
+    check();
+}
+
 // Describes where two byte strings first differ, with both sides in hex around that offset (±16 bytes);
 // empty when they are equal. `left_name`/`right_name` label the two sides.
 std::string describe_byte_difference(std::span<const uint8_t> left, std::span<const uint8_t> right,

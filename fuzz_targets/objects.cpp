@@ -35,15 +35,14 @@ template <typename T>
 void check_default_encoding(std::span<const uint8_t> input)
 {
     using namespace serdiff;
-    static bool compared = false;
-    if (compared) return;
-    compared = true;
-    if constexpr (std::is_same_v<T, model::BlockHeader>)
-        differential::compare_bytes("block_header default-constructed encode", subject::encode_default_header(),
-                                    differential::block_header_codec().reference_encode(model::BlockHeader{}), input);
-    if constexpr (std::is_same_v<T, model::Block>)
-        differential::compare_bytes("block default-constructed encode", subject::encode_default_block(),
-                                    differential::block_codec().reference_encode(model::Block{}), input);
+    differential::once_per_process([&] {
+        if constexpr (std::is_same_v<T, model::BlockHeader>)
+            differential::compare_bytes("block_header default-constructed encode", subject::encode_default_header(),
+                                        differential::block_header_codec().reference_encode(model::BlockHeader{}), input);
+        if constexpr (std::is_same_v<T, model::Block>)
+            differential::compare_bytes("block default-constructed encode", subject::encode_default_block(),
+                                        differential::block_codec().reference_encode(model::Block{}), input);
+    });
 }
 
 }  // namespace

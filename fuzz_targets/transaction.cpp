@@ -37,16 +37,12 @@ std::string witness_shape(const serdiff::model::Decoded<serdiff::model::Transact
     return shape;
 }
 
-// No input below max_len holds such an item (the engine favours small, fast inputs): once per process, at the first
-// input (neither side depends on it; a mismatch names it, and replaying it alone shows the mismatch again), both
-// sides decode the transaction; the decodings must be equal, and the optimized side's encoding and SizeComputer must
+// No input below max_len holds such an item (the engine favours small, fast inputs): once per process
+// (differential::once_per_process), both sides decode the transaction; the decodings must be equal, and the optimized side's encoding and SizeComputer must
 // give the transaction's bytes back.
 void check_large_witness_item(std::span<const uint8_t> input)
 {
     using namespace serdiff;
-    static bool compared = false;
-    if (compared) return;
-    compared = true;
     const model::Bytes tx = large_witness_item_transaction();
     const auto& codec = differential::transaction_codec(true);
     const model::Decoded<model::Transaction> optimized = codec.optimized_decode(tx), reference = codec.reference_decode(tx);
@@ -71,5 +67,5 @@ SERDIFF_FUZZ_TARGET(transaction, .max_len = 65536, .codec = "transaction", .real
 {
     serdiff::differential::check_decode_round_trip(serdiff::differential::transaction_codec(true), input);
     serdiff::differential::check_decode_round_trip(serdiff::differential::transaction_codec(false), input);
-    check_large_witness_item(input);
+    serdiff::differential::once_per_process([&] { check_large_witness_item(input); });
 }
