@@ -1036,17 +1036,19 @@ def process(job, mutant, state, options, shared, seconds, arguments):
 def import_results(state, path):
     """Takes the results of a committed report.json (tools/mutate/results/) for the same mutants, so a run
     continues across machines without the large state file. A mutant whose line changed since is run again, and
-    so is every survivor not triaged equivalent (the suite it survived may have been strengthened since)."""
+    so is every survivor the run's triage file does not settle (the suite it survived may have been strengthened
+    since). A survivor triaged equivalent or fixed keeps its result as first measured: a fixed row names the ONLY=
+    re-run that killed it, and the report counts it in the score after strengthening, never in the first one."""
     done = {m["id"]: m for m in json.loads(path.read_text())["mutants"]}
-    equivalent = {key for key, (verdict, _) in load_triage(triage_of(state)).items()
-                  if verdict == "equivalent"}
+    settled = {key for key, (verdict, _) in load_triage(triage_of(state)).items()
+               if verdict in ("equivalent", "fixed")}
     taken = rerun = 0
     for m in state["mutants"]:
         old = done.get(m["id"])
         if old and old["original"] == m["original"] and old["mutated"] == m["mutated"] and old["line"] == m["line"]:
-            if old["status"] == "survived" and m["id"] not in equivalent:
+            if old["status"] == "survived" and m["id"] not in settled:
                 rerun += 1      # the suite may have been strengthened since: a survivor is run again,
-                continue        # unless tools/mutate/triage.tsv shows it equivalent
+                continue        # unless the triage file shows it equivalent or fixed
             m.update(old)
             taken += 1
     log(f"mutate: imported {taken} of {len(done)} results from {path} ({rerun} survivors to run again)")
