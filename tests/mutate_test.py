@@ -2,7 +2,7 @@
 """ctest mutate_plan: tools/mutate/mutate.py's plan without building anything (universalmutator is replaced by a
 stub): the Core subject's file list and its checks, the paths a Core job writes (copies under build/, never the Core
 tree), --lines (parsing, and that it keeps only the mutants of the lines named), the report's title and triage file
-per subject, and that the serdiff subject's recorded config gains no new key (its report stays as it was); the serdiff
+per subject, IMPORT= (which survivors keep their first result), and that the serdiff subject's recorded config gains no new key (its report stays as it was); the serdiff
 subject's files (serialize/, model/, crypto/), a file the fuzz binary does not link (not reached), the report's section
 per directory with its own score (report.md, report.json, index.html); equivalence by instantiation (a mutant that
 changes only the instantiation unit's object is not reached, not equivalent; tools/mutate/instantiate.cpp compiles)."""
@@ -373,6 +373,34 @@ class Report(CoreTree):
         mutate.TRIAGE_OVERRIDE = None
         state["config"]["triage"] = "tools/mutate/triage-heldout.tsv"
         self.assertEqual(mutate.triage_of(state), mutate.ROOT / "tools/mutate/triage-heldout.tsv")
+
+    def test_import_keeps_first_measured_results_of_settled_survivors(self):
+        # IMPORT=: a held-out run continues from its committed report; a survivor triaged fixed or equivalent keeps
+        # "survived" (its kill after strengthening is the triage row's), an untriaged or open one runs again.
+        state = quiet(mutate.plan, arguments(files=["serialize/streams.h"]), None, None, mutate.SerdiffSubject(),
+                      stub_generator(6))
+        ids = [m["id"] for m in state["mutants"]]
+        recorded = [dict(m) for m in state["mutants"][:5]]
+        recorded[0].update(status="killed", phase="replay", target="prevector", check="x", seconds=0.1, suite="abc")
+        for m in recorded[1:5]:
+            m.update(status="survived", detail="no kill", targets=["prevector"], reach="line", suite="abc")
+        out = Path(tempfile.mkdtemp(prefix="mutate-test-import-"))
+        self.addCleanup(shutil.rmtree, out)
+        (out / "report.json").write_text(json.dumps({"mutants": recorded}))
+        triage = out / "triage-heldout.tsv"
+        triage.write_text("id\tverdict\treason\tevidence\n"
+                          f"{ids[1]}\tfixed\ta new check\tre-run\n{ids[2]}\tequivalent\tfile.h:1 says so\t-\n"
+                          f"{ids[3]}\topen\tnot yet\t-\n")
+        mutate.TRIAGE_OVERRIDE = triage
+        self.addCleanup(setattr, mutate, "TRIAGE_OVERRIDE", None)
+        quiet(mutate.import_results, state, out / "report.json")
+        status = {m["id"]: (m["status"], m.get("suite")) for m in state["mutants"]}
+        self.assertEqual(status[ids[0]], ("killed", "abc"))
+        self.assertEqual(status[ids[1]], ("survived", "abc"))
+        self.assertEqual(status[ids[2]], ("survived", "abc"))
+        self.assertEqual(status[ids[3]], ("pending", None))
+        self.assertEqual(status[ids[4]], ("pending", None))
+        self.assertEqual(status[ids[5]], ("pending", None))
 
     def test_serdiff_report_title(self):
         state = quiet(mutate.plan, arguments(files=["serialize/streams.h"]), None, None, mutate.SerdiffSubject(),
