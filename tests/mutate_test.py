@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""ctest mutate_plan: tools/mutate/mutate.py's plan without building anything (universalmutator is replaced by a
-stub): the Core subject's file list and its checks, the paths a Core job writes (copies under build/, never the Core
-tree), --lines (parsing, and that it keeps only the mutants of the lines named), the report's title and triage file
-per subject, IMPORT= (which survivors keep their first result), and that the serdiff subject's recorded config gains no new key (its report stays as it was); the serdiff
-subject's files (serialize/, model/, crypto/), a file the fuzz binary does not link (not reached), the report's section
-per directory with its own score (report.md, report.json, index.html); equivalence by instantiation (a mutant that
-changes only the instantiation unit's object is not reached, not equivalent; tools/mutate/instantiate.cpp compiles)."""
+"""ctest mutate_plan: tools/mutate/mutate.py's plan without building anything (universalmutator is replaced by a stub):
+the Core subject's file list and its checks, the paths a Core job writes (copies under build/, never the Core tree),
+--lines (parsing, and that it keeps only the mutants of the lines named), the report's title and triage file per
+subject, IMPORT= (which survivors keep their first result), and that the serdiff subject's recorded config gains no
+new key (its report stays as it was); the serdiff subject's files (serialize/, model/, crypto/), a file the fuzz
+binary does not link (not reached), the report's section per directory with its own score (report.md, report.json,
+index.html); equivalence by instantiation (a mutant that changes only the instantiation unit's object is not reached,
+not equivalent; tools/mutate/instantiate.cpp compiles)."""
 import argparse
 import contextlib
 import io
