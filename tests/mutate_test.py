@@ -351,9 +351,10 @@ class Report(CoreTree):
         state = quiet(mutate.plan, arguments(files=["serialize/streams.h"]), None, None, mutate.SerdiffSubject(),
                       stub_generator(4))
         ids = [m["id"] for m in state["mutants"][:4]]
-        state["mutants"][0].update(status="killed", phase="replay", target="prevector", check="x", seconds=0.1)
+        state["mutants"][0].update(status="killed", phase="replay", target="prevector", check="x", seconds=0.1,
+                                   elapsed=60.0)
         for m in state["mutants"][1:4]:
-            m.update(status="survived", detail="no kill", targets=["prevector"], reach="line")
+            m.update(status="survived", detail="no kill", targets=["prevector"], reach="line", elapsed=300.0)
         out = Path(tempfile.mkdtemp(prefix="mutate-test-triage-"))
         self.addCleanup(shutil.rmtree, out)
         triage = out / "triage-heldout.tsv"
@@ -369,6 +370,9 @@ class Report(CoreTree):
         self.assertIn("**score as first measured: 25.0%** (1/4)", text)
         self.assertIn("score after strengthening: 50.0% (2/4", text)
         self.assertIn(f"({triage})", text)
+        self.assertEqual((summary["job_seconds"], summary["job_minutes_per_valid"]), (960, 4.0))
+        self.assertIn("- cost: 0.3 job-hours (each done mutant's TCE, build, replay and fuzzing, summed), 4.0 "
+                      "job-minutes per valid non-equivalent mutant", text)
         self.assertNotIn("tools/mutate/triage.tsv", text)
         # A run given --triage records it, so a later report without the option reads the same file.
         mutate.TRIAGE_OVERRIDE = None

@@ -1255,6 +1255,10 @@ def summarize(state):
         "median_seconds_to_kill_by_fuzzing": (statistics.median([m["seconds"] for m in killed if m["phase"] == "fuzz"])
                                               if any(m["phase"] == "fuzz" for m in killed) else None),
         "unit_killed": sum(1 for m in scored if m.get("unit_killed")) if state["config"].get("unit") else None,
+        # What the run cost: each done mutant's own time (TCE, build, replay, fuzzing), summed over the jobs.
+        "job_seconds": round(sum(m.get("elapsed", 0) for m in done)),
+        "job_minutes_per_valid": (round(sum(m.get("elapsed", 0) for m in done) / 60 / len(scored), 2)
+                                  if scored else None),
         "per_file": per_file, "per_operator": per_operator,
         # serialize/, model/, crypto/: each with its own score (absent for the Core subject)
         "per_directory": {d: {**row, "score": round(100.0 * row["killed"] / (row["killed"] + row["survived"]), 1)
@@ -1374,6 +1378,10 @@ def write_report(state, out, prefix=""):
     if len(suites) > 1:
         lines.append("- by suite (the commit each mutant ran against): " + "; ".join(
             f"{suite}: {killed}/{total} killed" for suite, (killed, total) in suites.items()))
+    if summary["job_minutes_per_valid"] is not None:
+        lines.append(f"- cost: {summary['job_seconds'] / 3600:.1f} job-hours (each done mutant's TCE, build, replay "
+                     f"and fuzzing, summed), {summary['job_minutes_per_valid']} job-minutes per valid non-equivalent "
+                     f"mutant")
     if config.get("left_out_targets"):
         lines.append("- targets left out (their corpus fails on the unmutated tree): " + "; ".join(
             f"{target}: {why}" for target, why in sorted(config["left_out_targets"].items())))
