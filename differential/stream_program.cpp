@@ -647,7 +647,7 @@ void check_file_writers(const StreamProgram& program, const Bytes& expected, con
     compare_bytes("primitive_stream BufferedWriter file", buffered_file.contents(), reference_bytes, input);
 }
 
-// A DataStream's size() and (serdiff's) unread() at read position `at` of `data` (what it holds): the bytes from there on (all
+// A DataStream's size(), empty() and (serdiff's) unread() at read position `at` of `data` (what it holds): the bytes from there on (all
 // of them compared up to 64 KiB, else the first 64 and the last).
 template <typename Stream>
 void check_unread(std::string_view where, const Stream& stream, std::span<const uint8_t> data, size_t at,
@@ -657,12 +657,15 @@ void check_unread(std::string_view where, const Stream& stream, std::span<const 
     std::span<const std::byte> unread = want;  // Core's DataStream has no unread(): size() only
     if constexpr (requires { stream.unread(); }) unread = std::as_bytes(stream.unread());
     const size_t head = want.size() <= kMaxStreamFileProgramBytes ? want.size() : std::min<size_t>(64, want.size());
-    const bool same = stream.size() == want.size() && unread.size() == want.size() &&
+    bool is_empty = want.empty();  // serdiff's and Core's DataStream both have empty(): no byte left to read
+    if constexpr (requires { stream.empty(); }) is_empty = stream.empty();
+    const bool same = stream.size() == want.size() && unread.size() == want.size() && is_empty == want.empty() &&
                       (want.empty() || (std::memcmp(unread.data(), want.data(), head) == 0 && unread.back() == want.back()));
     if (!same)
-        report_mismatch("primitive_stream " + std::string(where), "size()/unread() are not the bytes not yet read",
+        report_mismatch("primitive_stream " + std::string(where), "size()/unread()/empty() are not the bytes not yet read",
                         "at " + std::to_string(at) + " of " + std::to_string(data.size()) + ": size() " +
-                            std::to_string(stream.size()) + ", unread() " + std::to_string(unread.size()) + " bytes",
+                            std::to_string(stream.size()) + ", unread() " + std::to_string(unread.size()) +
+                            " bytes, empty() " + (is_empty ? "true" : "false"),
                         input);
 }
 
