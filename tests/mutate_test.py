@@ -371,39 +371,42 @@ class Report(CoreTree):
         self.assertIn("score after strengthening: 50.0% (2/4", text)
         self.assertIn(f"({triage})", text)
         self.assertEqual((summary["job_seconds"], summary["job_minutes_per_valid"]), (960, 4.0))
-        self.assertIn("- cost: 0.3 job-hours (each done mutant's TCE, build, replay and fuzzing, summed), 4.0 "
-                      "job-minutes per valid non-equivalent mutant", text)
+        self.assertIn("- cost: 0.3 job-hours (each done mutant's TCE, build, replay and fuzzing, summed; its last run "
+                      "only, job setup not counted), 4.0 job-minutes per valid non-equivalent mutant", text)
         self.assertNotIn("tools/mutate/triage.tsv", text)
         # A run given --triage records it, so a later report without the option reads the same file.
         mutate.TRIAGE_OVERRIDE = None
         state["config"]["triage"] = "tools/mutate/triage-heldout.tsv"
         self.assertEqual(mutate.triage_of(state), mutate.ROOT / "tools/mutate/triage-heldout.tsv")
 
-    def test_import_keeps_first_measured_results_of_settled_survivors(self):
-        # IMPORT=: a held-out run continues from its committed report; a survivor triaged fixed or equivalent keeps
-        # "survived" (its kill after strengthening is the triage row's), an untriaged or open one runs again.
+    def test_import_keeps_every_first_measured_result(self):
+        # IMPORT=: a held-out run continues from its committed report as RESUME=1 would: every result kept, survivors
+        # included whatever their triage; a mutant whose line changed runs again; a settled triage row that names no
+        # imported survivor is reported.
         state = quiet(mutate.plan, arguments(files=["serialize/streams.h"]), None, None, mutate.SerdiffSubject(),
                       stub_generator(6))
         ids = [m["id"] for m in state["mutants"]]
         recorded = [dict(m) for m in state["mutants"][:5]]
         recorded[0].update(status="killed", phase="replay", target="prevector", check="x", seconds=0.1, suite="abc")
-        for m in recorded[1:5]:
+        for m in recorded[1:4]:
             m.update(status="survived", detail="no kill", targets=["prevector"], reach="line", suite="abc")
+        recorded[4].update(status="survived", detail="no kill", targets=["prevector"], reach="line", suite="abc",
+                           original="a line since changed")
         out = Path(tempfile.mkdtemp(prefix="mutate-test-import-"))
         self.addCleanup(shutil.rmtree, out)
         (out / "report.json").write_text(json.dumps({"mutants": recorded}))
         triage = out / "triage-heldout.tsv"
         triage.write_text("id\tverdict\treason\tevidence\n"
                           f"{ids[1]}\tfixed\ta new check\tre-run\n{ids[2]}\tequivalent\tfile.h:1 says so\t-\n"
-                          f"{ids[3]}\topen\tnot yet\t-\n")
+                          f"{ids[0]}\tfixed\ta stray row\t-\n")
         mutate.TRIAGE_OVERRIDE = triage
         self.addCleanup(setattr, mutate, "TRIAGE_OVERRIDE", None)
-        quiet(mutate.import_results, state, out / "report.json")
+        taken, changed, stray = quiet(mutate.import_results, state, out / "report.json")
+        self.assertEqual((taken, changed, stray), (4, 1, [ids[0]]))
         status = {m["id"]: (m["status"], m.get("suite")) for m in state["mutants"]}
         self.assertEqual(status[ids[0]], ("killed", "abc"))
-        self.assertEqual(status[ids[1]], ("survived", "abc"))
-        self.assertEqual(status[ids[2]], ("survived", "abc"))
-        self.assertEqual(status[ids[3]], ("pending", None))
+        for key in ids[1:4]:        # fixed, equivalent and untriaged survivors alike keep their first result
+            self.assertEqual(status[key], ("survived", "abc"))
         self.assertEqual(status[ids[4]], ("pending", None))
         self.assertEqual(status[ids[5]], ("pending", None))
 

@@ -1035,23 +1035,31 @@ def process(job, mutant, state, options, shared, seconds, arguments):
 
 def import_results(state, path):
     """Takes the results of a committed report.json (tools/mutate/results/) for the same mutants, so a run
-    continues across machines without the large state file. A mutant whose line changed since is run again, and
-    so is every survivor the run's triage file does not settle (the suite it survived may have been strengthened
-    since). A survivor triaged equivalent or fixed keeps its result as first measured: a fixed row names the ONLY=
-    re-run that killed it, and the report counts it in the score after strengthening, never in the first one."""
+    continues across machines without the large state file, exactly as RESUME=1 continues it on one machine: every
+    result is kept as first measured, survivors included (re-measuring them against a strengthened suite is
+    RERUN_SURVIVORS=1 or RERUN=, reported as such). A mutant whose line changed since (id, line, original or
+    mutated text differ) is not taken and runs again. Triage rows that name no survivor among the results taken are
+    listed: a renumbered or re-run mutant would otherwise carry another mutant's verdict."""
     done = {m["id"]: m for m in json.loads(path.read_text())["mutants"]}
-    settled = {key for key, (verdict, _) in load_triage(triage_of(state)).items()
-               if verdict in ("equivalent", "fixed")}
-    taken = rerun = 0
+    taken = changed = 0
     for m in state["mutants"]:
         old = done.get(m["id"])
-        if old and old["original"] == m["original"] and old["mutated"] == m["mutated"] and old["line"] == m["line"]:
-            if old["status"] == "survived" and m["id"] not in settled:
-                rerun += 1      # the suite may have been strengthened since: a survivor is run again,
-                continue        # unless the triage file shows it equivalent or fixed
+        if not old:
+            continue
+        if old["original"] == m["original"] and old["mutated"] == m["mutated"] and old["line"] == m["line"]:
             m.update(old)
             taken += 1
-    log(f"mutate: imported {taken} of {len(done)} results from {path} ({rerun} survivors to run again)")
+        else:
+            changed += 1
+    log(f"mutate: imported {taken} of {len(done)} results from {path}"
+        + (f" ({changed} whose line changed run again)" if changed else ""))
+    survivors = {m["id"] for m in state["mutants"] if m["status"] == "survived"}
+    stray = sorted(key for key, (verdict, _) in load_triage(triage_of(state)).items()
+                   if verdict in ("equivalent", "fixed") and key in done and key not in survivors)
+    if stray:
+        log(f"mutate: warning: {triage_of(state)} has rows for {', '.join(stray)}, which the imported results do not "
+            f"show as survivors")
+    return taken, changed, stray
 
 
 def progress(state, chosen, started_at, processed_now):
@@ -1380,8 +1388,8 @@ def write_report(state, out, prefix=""):
             f"{suite}: {killed}/{total} killed" for suite, (killed, total) in suites.items()))
     if summary["job_minutes_per_valid"] is not None:
         lines.append(f"- cost: {summary['job_seconds'] / 3600:.1f} job-hours (each done mutant's TCE, build, replay "
-                     f"and fuzzing, summed), {summary['job_minutes_per_valid']} job-minutes per valid non-equivalent "
-                     f"mutant")
+                     f"and fuzzing, summed; its last run only, job setup not counted), "
+                     f"{summary['job_minutes_per_valid']} job-minutes per valid non-equivalent mutant")
     if config.get("left_out_targets"):
         lines.append("- targets left out (their corpus fails on the unmutated tree): " + "; ".join(
             f"{target}: {why}" for target, why in sorted(config["left_out_targets"].items())))
