@@ -657,8 +657,7 @@ void check_unread(std::string_view where, const Stream& stream, std::span<const 
     std::span<const std::byte> unread = want;  // Core's DataStream has no unread(): size() only
     if constexpr (requires { stream.unread(); }) unread = std::as_bytes(stream.unread());
     const size_t head = want.size() <= kMaxStreamFileProgramBytes ? want.size() : std::min<size_t>(64, want.size());
-    bool is_empty = want.empty();  // serdiff's and Core's DataStream both have empty(): no byte left to read
-    if constexpr (requires { stream.empty(); }) is_empty = stream.empty();
+    const bool is_empty = stream.empty();  // serdiff's and Core's DataStream both have it: no byte left to read
     const bool same = stream.size() == want.size() && unread.size() == want.size() && is_empty == want.empty() &&
                       (want.empty() || (std::memcmp(unread.data(), want.data(), head) == 0 && unread.back() == want.back()));
     if (!same)

@@ -14,6 +14,7 @@
 #include <iostream>
 #include <iterator>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fuzz_targets/registry.h"
@@ -29,9 +30,8 @@ using Clock = std::chrono::steady_clock;
 #ifndef SERDIFF_REPLAY_SUBJECT
 #define SERDIFF_REPLAY_SUBJECT "serdiff"
 #endif
-const std::string kDriver = std::string(SERDIFF_REPLAY_SUBJECT) == "serdiff"
-                                ? std::string("serdiff replay")
-                                : std::string("serdiff replay (" SERDIFF_REPLAY_SUBJECT ")");
+constexpr std::string_view kSubject = SERDIFF_REPLAY_SUBJECT;
+constexpr const char* kDriver = kSubject == "serdiff" ? "serdiff replay" : "serdiff replay (" SERDIFF_REPLAY_SUBJECT ")";
 
 constexpr double kProgressIntervalSeconds = 2.0;
 constexpr size_t kMaxSmokeBaseSize = 256 * 1024;  // larger seeds are replayed but not mutated (speed)
@@ -67,13 +67,13 @@ void on_abort(int)
         if (fd >= 0) {
             (void)!write(fd, current_smoke_input->data(), current_smoke_input->size());
             ::close(fd);
-            say(kDriver.c_str());
+            say(kDriver);
             say(": the smoke input that failed is saved as ./");
             say(path.c_str());
             say("\n");
         }
     } else if (!current_file.empty()) {
-        say(kDriver.c_str());
+        say(kDriver);
         say(": failed on ");
         say(current_file.c_str());
         say("\n");
@@ -199,7 +199,7 @@ int main(int argc, char** argv)
         } else if (path == "-" || fs::is_regular_file(path)) {
             files.push_back(path);
         } else {
-            std::fprintf(stderr, "%s: %s does not exist\n", kDriver.c_str(), path.c_str());
+            std::fprintf(stderr, "%s: %s does not exist\n", kDriver, path.c_str());
             return 2;
         }
     }
@@ -212,7 +212,7 @@ int main(int argc, char** argv)
     std::vector<uint8_t> input;
     for (size_t i = 0; i < files.size(); ++i) {
         if (!read_file(files[i], input)) {
-            std::fprintf(stderr, "%s: cannot read %s\n", kDriver.c_str(), files[i].c_str());
+            std::fprintf(stderr, "%s: cannot read %s\n", kDriver, files[i].c_str());
             return 2;
         }
         current_file = files[i];
@@ -221,13 +221,13 @@ int main(int argc, char** argv)
         if ((smoke_runs > 0 || smoke_seconds > 0) && input.size() <= kMaxSmokeBaseSize) smoke_bases.push_back(input);
         if (elapsed() - last_progress >= kProgressIntervalSeconds) {
             last_progress = elapsed();
-            std::fprintf(stderr, "%s %s: %zu/%zu files, %llu bytes, %.1f s\n", kDriver.c_str(), target_name.c_str(),
+            std::fprintf(stderr, "%s %s: %zu/%zu files, %llu bytes, %.1f s\n", kDriver, target_name.c_str(),
                          i + 1, files.size(), static_cast<unsigned long long>(total_bytes), last_progress);
         }
     }
     current_file.clear();
     const double replay_seconds = elapsed();
-    std::printf("%s %s: %zu files, %llu bytes replayed in %.2f s, no mismatch\n", kDriver.c_str(), target_name.c_str(),
+    std::printf("%s %s: %zu files, %llu bytes replayed in %.2f s, no mismatch\n", kDriver, target_name.c_str(),
                 files.size(), static_cast<unsigned long long>(total_bytes), replay_seconds);
 
     if (smoke_runs == 0 && smoke_seconds <= 0) return 0;
