@@ -1232,6 +1232,7 @@ def summarize(state):
     scored = [m for m in done if m["status"] in ("killed", "survived")]
     killed = [m for m in scored if m["status"] == "killed"]
     kill_times = [m["seconds"] for m in killed]
+    job_seconds = sum(m.get("elapsed", 0) for m in done)
     per_file, per_operator, per_directory = {}, {}, {}
     for m in done:
         keys = [(per_file, m["file"]), (per_operator, m["operator"])]
@@ -1264,9 +1265,8 @@ def summarize(state):
                                               if any(m["phase"] == "fuzz" for m in killed) else None),
         "unit_killed": sum(1 for m in scored if m.get("unit_killed")) if state["config"].get("unit") else None,
         # What the run cost: each done mutant's own time (TCE, build, replay, fuzzing), summed over the jobs.
-        "job_seconds": round(sum(m.get("elapsed", 0) for m in done)),
-        "job_minutes_per_valid": (round(sum(m.get("elapsed", 0) for m in done) / 60 / len(scored), 2)
-                                  if scored else None),
+        "job_seconds": round(job_seconds),
+        "job_minutes_per_valid": round(job_seconds / 60 / len(scored), 2) if scored else None,
         "per_file": per_file, "per_operator": per_operator,
         # serialize/, model/, crypto/: each with its own score (absent for the Core subject)
         "per_directory": {d: {**row, "score": round(100.0 * row["killed"] / (row["killed"] + row["survived"]), 1)
