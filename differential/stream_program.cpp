@@ -228,8 +228,10 @@ void write_optimized(S& s, const StreamStep& step)
     case Op::Bool: Serialize(s, step.number != 0); break;
     case Op::CompactSize: subject::WriteCompactSize(s, step.number); break;
     case Op::VarInt:
+        // Through VarIntFormatter (Core's VARINT), whose Ser calls WriteVarInt: both are the subject's code.
         with_varint_type(step.kind, [&]<subject::VarIntMode Mode, typename I>() {
-            subject::WriteVarInt<Mode, I>(s, static_cast<I>(step.number));
+            I value = static_cast<I>(step.number);
+            Serialize(s, subject::Using<subject::VarIntFormatter<Mode>>(value));
         });
         break;
     case Op::RawBytes: case Op::Skip: Serialize(s, std::span<const uint8_t>(step.bytes)); break;
@@ -350,8 +352,11 @@ std::string read_optimized(S& s, const StreamStep& step)
     case Op::CompactSize: return std::to_string(subject::ReadCompactSize(s, step.range_check));
     case Op::VarInt: {
         std::string out;
+        // Through VarIntFormatter's Unser, which calls ReadVarInt (as the write above).
         with_varint_type(step.read_kind, [&]<subject::VarIntMode Mode, typename I>() {
-            out = std::to_string(subject::ReadVarInt<Mode, I>(s));
+            I value{};
+            Unserialize(s, subject::Using<subject::VarIntFormatter<Mode>>(value));
+            out = std::to_string(value);
         });
         return out;
     }
@@ -695,11 +700,11 @@ void check_writers(const StreamProgram& program, const Bytes& expected, const st
         stream.write(std::as_bytes(std::span<const uint8_t>(kAfterClear)));
         check_unread("DataStream written after clear()", stream, kAfterClear, 0, input);
     }
-    {
+    const auto check_vector_writer = [&](std::string_view name, Via via) {
         std::vector<uint8_t> target = program.vector_writer_initial;
         const size_t start = program.vector_writer_position;
         subject::VectorWriter writer(target, start);
-        write_all("VectorWriter", writer, program, ends, [&] { return writer.position() - start; }, input, Via::Shift);
+        write_all(name, writer, program, ends, [&] { return writer.position() - start; }, input, via);
         // The initial vector, zero-padded to the start, overwritten from there and extended.
         Bytes wanted = program.vector_writer_initial;
         if (wanted.size() < start) wanted.resize(start);
@@ -707,12 +712,13 @@ void check_writers(const StreamProgram& program, const Bytes& expected, const st
         std::copy(expected.begin(), expected.end(), wanted.begin() + static_cast<std::ptrdiff_t>(start));
         compare_bytes(
             [&] {
-                return "primitive_stream VectorWriter (initial " +
+                return "primitive_stream " + std::string(name) + " (initial " +
                        std::to_string(program.vector_writer_initial.size()) + " bytes, start " +
                        std::to_string(start) + ")";
             },
             target, wanted, input);
-    }
+    };
+    check_vector_writer("VectorWriter", Via::Shift);
     {
         subject::SizeComputer sizer;
         write_all("SizeComputer", sizer, program, ends, [&] { return sizer.size(); }, input);
@@ -731,6 +737,12 @@ void check_writers(const StreamProgram& program, const Bytes& expected, const st
         write_all("SpanWriter (one-byte spans)", writer, program, ends, [&] { return writer.position(); }, input,
                   Via::OneByteSpans);
         compare_bytes("primitive_stream SpanWriter (one-byte spans)", target, expected, input);
+        // The other in-memory writers' write() of a one-byte static-extent span (their own fast path) too.
+        subject::DataStream stream;
+        write_all("DataStream (one-byte spans)", stream, program, ends, [&] { return subject::written(stream).size(); },
+                  input, Via::OneByteSpans);
+        compare_bytes("primitive_stream DataStream (one-byte spans)", subject::written(stream), expected, input);
+        check_vector_writer("VectorWriter (one-byte spans)", Via::OneByteSpans);
     }
     if (!expected.empty()) {
         // SpanWriter is public: a span one byte short must be refused by the write that would pass its end, with an

@@ -64,6 +64,9 @@ auto Using(T&& value)
 enum class VarIntMode { Unsigned, NonNegativeSigned };
 template <VarIntMode Mode>
 inline constexpr ::VarIntMode kCoreMode = Mode == VarIntMode::Unsigned ? ::VarIntMode::DEFAULT : ::VarIntMode::NONNEGATIVE_SIGNED;
+// Core's VARINT(obj, mode) is Using<VarIntFormatter<mode>>(obj).
+template <VarIntMode Mode>
+using VarIntFormatter = ::VarIntFormatter<kCoreMode<Mode>>;
 template <VarIntMode Mode, typename I, typename S>
 void WriteVarInt(S& s, I value)
 {

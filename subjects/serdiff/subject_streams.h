@@ -73,6 +73,7 @@ using optimized::ReadVarInt;
 using optimized::Serialize;
 using optimized::Unserialize;
 using optimized::Using;
+using optimized::VarIntFormatter;
 using optimized::VarIntMode;
 using optimized::WriteCompactSize;
 using optimized::WriteVarInt;
