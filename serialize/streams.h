@@ -174,7 +174,7 @@ public:
     {
         if constexpr (Extent == 1) {
             write_byte(bytes[0]);
-        } else {
+        } else if (!bytes.empty()) {  // an empty span writes nothing (its data() may be null: no memcpy from it)
             const auto* first = reinterpret_cast<const uint8_t*>(bytes.data());
             const size_t count = bytes.size();
             const size_t room = target_.size() - position_;

@@ -258,6 +258,29 @@ TEST(ReferenceReader, EveryLoopOverAClaimedCountStopsAtTheFirstError)
 
 // bool: the facades have no bool entry point, so each side's own stream layer is used.
 
+// An empty write() is a no-op on every in-memory writer, wherever the writer stands: its span's data() may be null,
+// which memcpy must not be given even for no bytes (UBSan's nonnull check; VectorWriter did, inside its vector,
+// found by primitive_stream's empty write).
+TEST(Writers, EmptyWriteWritesNothingAnywhere)
+{
+    const std::span<const std::byte> nothing;
+    for (size_t position : {0, 1, 3, 4, 6}) {
+        Bytes bytes = hex("a0a1a2a3");
+        optimized::VectorWriter writer(bytes, position);
+        writer.write(nothing);
+        EXPECT_EQ(writer.position(), position) << "VectorWriter at " << position;
+        EXPECT_EQ(to_hex(bytes), position <= 4 ? "a0a1a2a3" : std::string("a0a1a2a3") + std::string(2 * (position - 4), '0'))
+            << "VectorWriter at " << position;
+    }
+    optimized::DataStream stream;
+    stream.write(nothing);
+    EXPECT_TRUE(stream.empty());
+    Bytes target(2);
+    optimized::SpanWriter span_writer{std::span<uint8_t>(target)};
+    span_writer.write(nothing);
+    EXPECT_EQ(span_writer.position(), 0u);
+}
+
 TEST(Bool, AnyNonZeroByteReadsTrueAndWritesAsOne)
 {
     const struct {
