@@ -204,10 +204,46 @@ void with_varint_type(IntKind kind, Visit&& visit)
     }
 }
 
+// How a step reaches a stream: a combination of these bits (0: the Serialize/Unserialize calls, CompactSize and VarInt
+// through their formatters). Each stream is driven one way per pass (check_writers, check_readers), so that every
+// entry point of the subject's API is compiled and run.
+using Via = unsigned;
+// Through the stream's operator<< / operator>>, which must return the stream itself (Core's wrappers have none: the
+// Serialize calls).
+constexpr Via kViaShift = 1;
+// A u8, i8 or bool written through write() as a one-byte static-extent span instead of write_byte.
+constexpr Via kViaOneByteSpans = 2;
+// Integers through ser_writedata*/ser_readdata* (Core's names; signed ones as Core's Serialize passes them, cast to
+// unsigned), CompactSize and VarInt through Write/ReadCompactSize and Write/ReadVarInt instead of their formatters.
+constexpr Via kViaDirect = 4;
+
 template <typename S>
-void write_optimized(S& s, const StreamStep& step)
+void write_optimized(S& s, const StreamStep& step, Via via = 0)
 {
     using subject::Serialize;
+    if ((via & kViaOneByteSpans) && (step.write == Op::U8 || step.write == Op::I8 || step.write == Op::Bool)) {
+        const std::byte byte{static_cast<uint8_t>(step.write == Op::Bool ? step.number != 0 : step.number)};
+        s.write(std::span<const std::byte, 1>(&byte, 1));
+        return;
+    }
+    if (via & kViaDirect) {
+        switch (step.write) {
+        case Op::U8: case Op::I8: subject::ser_writedata8(s, static_cast<uint8_t>(step.number)); return;
+        case Op::U16: case Op::I16: subject::ser_writedata16(s, static_cast<uint16_t>(step.number)); return;
+        case Op::U32: case Op::I32: subject::ser_writedata32(s, static_cast<uint32_t>(step.number)); return;
+        case Op::U64: case Op::I64: subject::ser_writedata64(s, step.number); return;
+        case Op::U16BigEndian: subject::ser_writedata16be(s, static_cast<uint16_t>(step.number)); return;
+        case Op::U32BigEndian: subject::ser_writedata32be(s, static_cast<uint32_t>(step.number)); return;
+        case Op::U64BigEndian: subject::ser_writedata64be(s, step.number); return;
+        case Op::CompactSize: subject::WriteCompactSize(s, step.number); return;
+        case Op::VarInt:
+            with_varint_type(step.kind, [&]<subject::VarIntMode Mode, typename I>() {
+                subject::WriteVarInt<Mode, I>(s, static_cast<I>(step.number));
+            });
+            return;
+        default: break;
+        }
+    }
     switch (step.write) {
     case Op::U8: Serialize(s, static_cast<uint8_t>(step.number)); break;
     case Op::U16: Serialize(s, static_cast<uint16_t>(step.number)); break;
@@ -226,9 +262,14 @@ void write_optimized(S& s, const StreamStep& step)
         });
         break;
     case Op::Bool: Serialize(s, step.number != 0); break;
-    case Op::CompactSize: subject::WriteCompactSize(s, step.number); break;
+    case Op::CompactSize: {
+        // Through CompactSizeFormatter (Core's COMPACTSIZE), whose Ser calls WriteCompactSize.
+        uint64_t value = step.number;
+        Serialize(s, subject::Using<subject::CompactSizeFormatter<true>>(value));
+        break;
+    }
     case Op::VarInt:
-        // Through VarIntFormatter (Core's VARINT), whose Ser calls WriteVarInt: both are the subject's code.
+        // Through VarIntFormatter (Core's VARINT), whose Ser calls WriteVarInt (kViaDirect calls that one).
         with_varint_type(step.kind, [&]<subject::VarIntMode Mode, typename I>() {
             I value = static_cast<I>(step.number);
             Serialize(s, subject::Using<subject::VarIntFormatter<Mode>>(value));
@@ -269,38 +310,36 @@ void write_optimized(S& s, const StreamStep& step)
     }
 }
 
-// A step as one object, so a writer's operator<< can take it (write_all's Via::Shift).
+// A step as one object, so a stream's operator<< and operator>> can take it (kViaShift).
+struct ViaStep {
+    const StreamStep& step;
+    Via via;            // the other bits, for the calls inside
+    std::string value;  // what a read gave
+};
 struct StepFormatter {
     template <typename S>
-    static void Ser(S& s, const StreamStep& step)
+    static void Ser(S& s, const ViaStep& wrapped)
     {
-        write_optimized(s, step);
+        write_optimized(s, wrapped.step, wrapped.via);
     }
+    template <typename S>
+    static void Unser(S& s, ViaStep& wrapped);  // below read_optimized
 };
-
-// How write_all hands a step to a writer: the Serialize calls; the writer's operator<< (which must return the
-// writer itself; Core's wrappers have none: Serialize); or the Serialize calls except that a one-byte field (u8,
-// i8, bool) goes through write() as a one-byte static-extent span instead of write_byte.
-enum class Via { Serialize, Shift, OneByteSpans };
 
 template <typename S>
 void write_step(S& s, const StreamStep& step, Via via, std::string_view name, std::span<const uint8_t> input)
 {
-    if (via == Via::Shift) {
-        if constexpr (requires { s << subject::Using<StepFormatter>(step); }) {
-            auto& result = (s << subject::Using<StepFormatter>(step));
+    if (via & kViaShift) {
+        if constexpr (requires(const ViaStep& wrapped) { s << subject::Using<StepFormatter>(wrapped); }) {
+            const ViaStep wrapped{step, via & ~kViaShift, {}};
+            auto& result = (s << subject::Using<StepFormatter>(wrapped));
             if (&result != &s)
                 report_mismatch("primitive_stream " + std::string(name), "operator<< did not return the writer",
                                 std::string("after ") + stream_operation_name(step.write), input);
             return;
         }
     }
-    if (via == Via::OneByteSpans && (step.write == Op::U8 || step.write == Op::I8 || step.write == Op::Bool)) {
-        const std::byte byte{static_cast<uint8_t>(step.write == Op::Bool ? step.number != 0 : step.number)};
-        s.write(std::span<const std::byte, 1>(&byte, 1));
-        return;
-    }
-    write_optimized(s, step);
+    write_optimized(s, step, via);
 }
 
 // A string read on the subject's side. Core's Unserialize(std::string) resizes the string to its claimed length
@@ -318,9 +357,33 @@ void reading_string(const Read& read)
 }
 
 template <typename S>
-std::string read_optimized(S& s, const StreamStep& step)
+std::string read_optimized(S& s, const StreamStep& step, Via via = 0)
 {
     using subject::Unserialize;
+    if (via & kViaDirect) {
+        switch (step.read) {
+        case Op::U8: return std::to_string(subject::ser_readdata8(s));
+        case Op::U16: return std::to_string(subject::ser_readdata16(s));
+        case Op::U32: return std::to_string(subject::ser_readdata32(s));
+        case Op::U64: return std::to_string(subject::ser_readdata64(s));
+        case Op::U16BigEndian: return std::to_string(subject::ser_readdata16be(s));
+        case Op::U32BigEndian: return std::to_string(subject::ser_readdata32be(s));
+        case Op::U64BigEndian: return std::to_string(subject::ser_readdata64be(s));
+        case Op::I8: return std::to_string(static_cast<int8_t>(subject::ser_readdata8(s)));
+        case Op::I16: return std::to_string(static_cast<int16_t>(subject::ser_readdata16(s)));
+        case Op::I32: return std::to_string(static_cast<int32_t>(subject::ser_readdata32(s)));
+        case Op::I64: return std::to_string(static_cast<int64_t>(subject::ser_readdata64(s)));
+        case Op::CompactSize: return std::to_string(subject::ReadCompactSize(s, step.range_check));
+        case Op::VarInt: {
+            std::string out;
+            with_varint_type(step.read_kind, [&]<subject::VarIntMode Mode, typename I>() {
+                out = std::to_string(subject::ReadVarInt<Mode, I>(s));
+            });
+            return out;
+        }
+        default: break;
+        }
+    }
     auto plain = [&]<typename T>() {
         T value{};
         Unserialize(s, value);
@@ -349,7 +412,13 @@ std::string read_optimized(S& s, const StreamStep& step)
         Unserialize(s, value);
         return value ? "true" : "false";
     }
-    case Op::CompactSize: return std::to_string(subject::ReadCompactSize(s, step.range_check));
+    case Op::CompactSize: {
+        // Through CompactSizeFormatter's Unser, which calls ReadCompactSize (as the write above).
+        uint64_t value = 0;
+        if (step.range_check) Unserialize(s, subject::Using<subject::CompactSizeFormatter<true>>(value));
+        else Unserialize(s, subject::Using<subject::CompactSizeFormatter<false>>(value));
+        return std::to_string(value);
+    }
     case Op::VarInt: {
         std::string out;
         // Through VarIntFormatter's Unser, which calls ReadVarInt (as the write above).
@@ -519,6 +588,29 @@ std::string trace_entry(size_t index, const StreamStep& step, const std::string&
            std::to_string(position);
 }
 
+template <typename S>
+void StepFormatter::Unser(S& s, ViaStep& wrapped)
+{
+    wrapped.value = read_optimized(s, wrapped.step, wrapped.via);
+}
+
+// One step read from an optimized reader the way `via` says.
+template <typename S>
+std::string read_step(S& s, const StreamStep& step, Via via, std::string_view name, std::span<const uint8_t> input)
+{
+    if (via & kViaShift) {
+        if constexpr (requires(ViaStep& wrapped) { s >> subject::Using<StepFormatter>(wrapped); }) {
+            ViaStep wrapped{step, via & ~kViaShift, {}};
+            auto& result = (s >> subject::Using<StepFormatter>(wrapped));
+            if (&result != &s)
+                report_mismatch("primitive_stream " + std::string(name), "operator>> did not return the reader",
+                                std::string("after ") + stream_operation_name(step.read), input);
+            return wrapped.value;
+        }
+    }
+    return read_optimized(s, step, via);
+}
+
 // Where a program's reads stopped: the step that failed and the stream's offset before and after it.
 struct FailedRead {
     bool failed = false;
@@ -526,9 +618,11 @@ struct FailedRead {
     uint64_t before = 0, after = 0;
 };
 
-// Reads every step until the first SerializeError; `position` gives the stream's offset into the data.
+// Reads every step (the way `via` says) until the first SerializeError; `position` gives the stream's offset into
+// the data.
 template <typename S, typename Position>
-Trace trace_optimized(S& s, const StreamProgram& program, Position position, FailedRead* failed_read = nullptr)
+Trace trace_optimized(S& s, const StreamProgram& program, Position position, FailedRead* failed_read, Via via,
+                      std::string_view name, std::span<const uint8_t> input)
 {
     Trace trace;
     size_t i = 0;
@@ -538,7 +632,7 @@ Trace trace_optimized(S& s, const StreamProgram& program, Position position, Fai
             before = position();
             // The read first, then the position after it: two statements, since the order in which a call's
             // arguments are evaluated is unspecified (gcc evaluated position() first, before the read).
-            const std::string value = read_optimized(s, program.steps[i]);
+            const std::string value = read_step(s, program.steps[i], via, name, input);
             trace.push_back(trace_entry(i, program.steps[i], value, position()));
         }
     } catch (const subject::ReadError& error) {
@@ -608,15 +702,22 @@ bool writes_one_value(Op operation)
     }
 }
 
-// Runs the steps on an optimized writer, checking its position (relative to where it started) after each.
+// Runs the steps on an optimized writer the way `via` says, checking its position (relative to where it started)
+// after each; then an empty write() (every caller in the serializer skips empty spans, so only this reaches the
+// writers' own check), which must write nothing and not throw.
 template <typename S, typename Position>
 void write_all(std::string_view name, S& s, const StreamProgram& program, const std::vector<size_t>& ends,
-               Position position, std::span<const uint8_t> input, Via via = Via::Serialize)
+               Position position, std::span<const uint8_t> input, Via via = 0)
 {
     for (size_t i = 0; i < program.steps.size(); ++i) {
         write_step(s, program.steps[i], via, name, input);
         compare_position(name, i, program.steps[i], position(), ends[i], input);
     }
+    s.write(std::span<const std::byte>());
+    const size_t end = ends.empty() ? 0 : ends.back();
+    if (position() != end)
+        report_mismatch("primitive_stream " + std::string(name), "an empty write() moved the position",
+                        "from " + std::to_string(end) + " to " + std::to_string(position()), input);
 }
 
 void check_file_writers(const StreamProgram& program, const Bytes& expected, const std::vector<size_t>& ends,
@@ -628,7 +729,7 @@ void check_file_writers(const StreamProgram& program, const Bytes& expected, con
     const uint64_t start = program.file_start;
     {
         subject::AutoFile file{direct_file.open("wb", start), program.key};
-        write_all("AutoFile", file, program, ends, [&] { return file.position() - start; }, input);
+        write_all("AutoFile", file, program, ends, [&] { return file.position() - start; }, input, kViaDirect);
         file.close();
     }
     {
@@ -678,7 +779,8 @@ void check_writers(const StreamProgram& program, const Bytes& expected, const st
 {
     {
         subject::DataStream stream;
-        write_all("DataStream", stream, program, ends, [&] { return subject::written(stream).size(); }, input);
+        write_all("DataStream", stream, program, ends, [&] { return subject::written(stream).size(); }, input,
+                  kViaShift | kViaDirect);
         compare_bytes("primitive_stream DataStream", subject::written(stream), expected, input);
         check_unread("DataStream written", stream, expected, 0, input);
         if (expected.size() <= kMaxStreamFileProgramBytes) {
@@ -718,7 +820,7 @@ void check_writers(const StreamProgram& program, const Bytes& expected, const st
             },
             target, wanted, input);
     };
-    check_vector_writer("VectorWriter", Via::Shift);
+    check_vector_writer("VectorWriter", kViaShift);
     {
         subject::SizeComputer sizer;
         write_all("SizeComputer", sizer, program, ends, [&] { return sizer.size(); }, input);
@@ -726,7 +828,7 @@ void check_writers(const StreamProgram& program, const Bytes& expected, const st
     {
         Bytes target(expected.size());
         subject::SpanWriter writer{std::span<uint8_t>(target)};
-        write_all("SpanWriter", writer, program, ends, [&] { return writer.position(); }, input);
+        write_all("SpanWriter", writer, program, ends, [&] { return writer.position(); }, input, kViaShift);
         compare_bytes("primitive_stream SpanWriter", target, expected, input);
     }
     if (std::ranges::any_of(program.steps, [](const StreamStep& step) {
@@ -735,14 +837,17 @@ void check_writers(const StreamProgram& program, const Bytes& expected, const st
         Bytes target(expected.size());
         subject::SpanWriter writer{std::span<uint8_t>(target)};
         write_all("SpanWriter (one-byte spans)", writer, program, ends, [&] { return writer.position(); }, input,
-                  Via::OneByteSpans);
+                  kViaOneByteSpans);
         compare_bytes("primitive_stream SpanWriter (one-byte spans)", target, expected, input);
         // The other in-memory writers' write() of a one-byte static-extent span (their own fast path) too.
         subject::DataStream stream;
         write_all("DataStream (one-byte spans)", stream, program, ends, [&] { return subject::written(stream).size(); },
-                  input, Via::OneByteSpans);
+                  input, kViaOneByteSpans);
         compare_bytes("primitive_stream DataStream (one-byte spans)", subject::written(stream), expected, input);
-        check_vector_writer("VectorWriter (one-byte spans)", Via::OneByteSpans);
+        check_vector_writer("VectorWriter (one-byte spans)", kViaOneByteSpans);
+        subject::SizeComputer sizer;
+        write_all("SizeComputer (one-byte spans)", sizer, program, ends, [&] { return sizer.size(); }, input,
+                  kViaOneByteSpans);
     }
     if (!expected.empty()) {
         // SpanWriter is public: a span one byte short must be refused by the write that would pass its end, with an
@@ -834,14 +939,21 @@ void check_readers(const StreamProgram& program, Bytes data, std::span<const uin
             check_unread("DataStream read", stream, data, at, input);
             return at;
         };
-        compare_traces("primitive_stream DataStream read", trace_optimized(stream, program, position, &failed), expected, input);
+        compare_traces("primitive_stream DataStream read",
+                       trace_optimized(stream, program, position, &failed, kViaShift | kViaDirect, "DataStream read", input),
+                       expected, input);
         check_failed_read_consumed_nothing("DataStream", program, failed, input);
     }
     {
         subject::SpanReader reader(data);
         FailedRead failed;
+        const auto position = [&] {
+            const size_t at = data.size() - reader.size();
+            check_unread("SpanReader read", reader, data, at, input);
+            return at;
+        };
         compare_traces("primitive_stream SpanReader read",
-                       trace_optimized(reader, program, [&] { return data.size() - reader.size(); }, &failed), expected, input);
+                       trace_optimized(reader, program, position, &failed, kViaShift, "SpanReader read", input), expected, input);
         check_failed_read_consumed_nothing("SpanReader", program, failed, input);
     }
     if (data.size() > kMaxStreamFileProgramBytes) return;
@@ -855,7 +967,9 @@ void check_readers(const StreamProgram& program, Bytes data, std::span<const uin
         subject::AutoFile file{read_file.open("rb", start), program.key};
         FailedRead failed;
         compare_traces("primitive_stream AutoFile read",
-                       trace_optimized(file, program, [&] { return file.position() - start; }, &failed), expected, input);
+                       trace_optimized(file, program, [&] { return file.position() - start; }, &failed, kViaDirect,
+                                       "AutoFile read", input),
+                       expected, input);
         check_failed_byte_vector_read("AutoFile", program, data, failed, [&](size_t step, const auto& read) {
             subject::AutoFile again{read_file.open("rb", start), program.key};
             for (size_t i = 0; i < step; ++i) read_optimized(again, program.steps[i]);
@@ -868,7 +982,9 @@ void check_readers(const StreamProgram& program, Bytes data, std::span<const uin
         FailedRead failed;
         compare_traces([&] { return "primitive_stream BufferedReader read (buffer " +
                                     std::to_string(program.reader_buffer_size) + ")"; },
-                       trace_optimized(reader, program, [&] { return reader.position() - start; }, &failed), expected, input);
+                       trace_optimized(reader, program, [&] { return reader.position() - start; }, &failed, 0,
+                                       "BufferedReader read", input),
+                       expected, input);
         check_failed_byte_vector_read("BufferedReader", program, data, failed, [&](size_t step, const auto& read) {
             subject::AutoFile again_file{read_file.open("rb", start), program.key};
             subject::BufferedReader again{again_file, program.reader_buffer_size};

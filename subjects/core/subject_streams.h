@@ -104,6 +104,42 @@ I read_big_endian(S& s)
     return value;
 }
 
+// Core's named integer writers and readers (serialize.h); it has no 16- or 64-bit big-endian ones, which its
+// CustomUintFormatter stands in for (as above).
+using ::ser_readdata16;
+using ::ser_readdata32;
+using ::ser_readdata32be;
+using ::ser_readdata64;
+using ::ser_readdata8;
+using ::ser_writedata16;
+using ::ser_writedata32;
+using ::ser_writedata32be;
+using ::ser_writedata64;
+using ::ser_writedata8;
+template <typename S>
+void ser_writedata16be(S& s, uint16_t value)
+{
+    write_big_endian(s, value);
+}
+template <typename S>
+void ser_writedata64be(S& s, uint64_t value)
+{
+    write_big_endian(s, value);
+}
+template <typename S>
+uint16_t ser_readdata16be(S& s)
+{
+    return read_big_endian<uint16_t>(s);
+}
+template <typename S>
+uint64_t ser_readdata64be(S& s)
+{
+    return read_big_endian<uint64_t>(s);
+}
+// Core's COMPACTSIZE(obj) is Using<CompactSizeFormatter<true>>(obj).
+template <bool RangeCheck>
+using CompactSizeFormatter = ::CompactSizeFormatter<RangeCheck>;
+
 template <size_t Limit, typename Text>
 auto LimitedString(Text&& text)
 {

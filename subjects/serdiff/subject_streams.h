@@ -68,6 +68,7 @@ inline size_t& buffered_writes_after_close()
     return none;
 }
 
+using optimized::CompactSizeFormatter;
 using optimized::ReadCompactSize;
 using optimized::ReadVarInt;
 using optimized::Serialize;
@@ -77,6 +78,20 @@ using optimized::VarIntFormatter;
 using optimized::VarIntMode;
 using optimized::WriteCompactSize;
 using optimized::WriteVarInt;
+using optimized::ser_readdata16;
+using optimized::ser_readdata16be;
+using optimized::ser_readdata32;
+using optimized::ser_readdata32be;
+using optimized::ser_readdata64;
+using optimized::ser_readdata64be;
+using optimized::ser_readdata8;
+using optimized::ser_writedata16;
+using optimized::ser_writedata16be;
+using optimized::ser_writedata32;
+using optimized::ser_writedata32be;
+using optimized::ser_writedata64;
+using optimized::ser_writedata64be;
+using optimized::ser_writedata8;
 template <int Width, bool BigEndian>
 using CustomUintFormatter = optimized::CustomUintFormatter<Width, BigEndian>;
 
