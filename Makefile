@@ -34,7 +34,7 @@ help:
 	@echo "make test-planted   build each planted bug and show its fuzz target finds it (PLANTED='a b', PLANTED_BUDGET=120 s)"
 	@echo "             SUBJECT=core [CORE_SRC=DIR]: the defects planted in Bitcoin Core's own files (tests/planted/core/)"
 	@echo "make review-core CORE_SRC=DIR [BASE=REV] [TIME=10]   review a Core serialization change: fuzz, replay, changed-line coverage, mutants, BASE/HEAD bench, verdict + HTML (docs/review.md)"
-	@echo "make mutate   mutation analysis of serialize/, model/, crypto/: FILES='serialize/x.h serialize/' SAMPLE=N SEED=1 TIME=60 JOBS=1 RESUME=1 REFRESH_COVERAGE=1 RERUN_SURVIVORS=1 RERUN='file#n' UNIT=1 ONLY='file#n' LINES='file:1,5-9' MUTATE_OUT=dir TRIAGE_FILE=f (docs/mutation.md)"
+	@echo "make mutate   mutation analysis of serialize/, model/, crypto/: FILES='serialize/x.h serialize/' SAMPLE=N SEED=1 TIME=60 JOBS=1 RESUME=1 REFRESH_COVERAGE=1 RERUN_SURVIVORS=1 RERUN='file#n' UNIT=1 ONLY='file#n' LINES='file:1,5-9' MUTATE_OUT=dir TRIAGE_FILE=f IMPORT=report.json PLAN_REV=rev (docs/mutation.md)"
 	@echo "             SUBJECT=core [CORE_SRC=DIR]: of Bitcoin Core's own serialization files (FILES='streams.h', relative to src/)"
 	@echo "make coverage the fast-path lines (OPTIMIZATIONS.md rows) the corpora reach, via llvm-cov"
 	@echo "make bench    benchmarks on the mainnet blocks: table + bench-out/results.json (docs/bench.md)"
@@ -158,7 +158,7 @@ TRIAGE_FILE ?=
 mutate: deps
 	@python3 tools/mutate/mutate.py run --files "$(FILES)" --seed $(SEED) --time $(TIME) \
 	  --jobs $(if $(filter command line,$(origin JOBS)),$(JOBS),$(MUTATE_JOBS)) \
-	  $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(RESUME),--resume) $(if $(REFRESH_COVERAGE),--refresh-coverage) $(if $(RERUN_SURVIVORS),--rerun-survivors) $(if $(RERUN),--rerun "$(RERUN)") $(if $(UNIT),--unit) $(if $(SHARD),--shard $(SHARD)) $(if $(ONLY),--only "$(ONLY)") $(if $(IMPORT),--import-results $(IMPORT)) \
+	  $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(RESUME),--resume) $(if $(REFRESH_COVERAGE),--refresh-coverage) $(if $(RERUN_SURVIVORS),--rerun-survivors) $(if $(RERUN),--rerun "$(RERUN)") $(if $(UNIT),--unit) $(if $(SHARD),--shard $(SHARD)) $(if $(ONLY),--only "$(ONLY)") $(if $(IMPORT),--import-results $(IMPORT)) $(if $(PLAN_REV),--plan-rev $(PLAN_REV)) \
 	  $(if $(LINES),--lines "$(LINES)") $(if $(MUTATE_OUT),--out $(MUTATE_OUT)) $(if $(TRIAGE_FILE),--triage $(TRIAGE_FILE)) $(SUBJECT_ARGS)
 
 # Everything the build and the runs write: build trees (and the venv), fuzz findings, benchmark output.

@@ -241,6 +241,48 @@ class SerdiffUnchanged(unittest.TestCase):
                   stub_generator())
 
 
+class PlanRevision(unittest.TestCase):
+    """PLAN_REV: a held-out run begun at an earlier commit keeps its plan (the mutants and ids of that commit's files)
+    after a line-preserving fix; a mutant whose line the fix changed is not run (invalid), the others are."""
+
+    def test_plan_reads_the_files_of_the_revision(self):
+        seen = {}
+
+        def generate(cli, path, root):
+            seen[path] = (root / path).read_bytes()
+            return stub_generator()(cli, path, root)
+        rev = subprocess.run(["git", "rev-list", "--max-count=1", "HEAD", "--", "serialize/streams.h"], cwd=ROOT,
+                             capture_output=True, text=True).stdout.strip()
+        if not rev or subprocess.run(["git", "cat-file", "-e", f"{rev}~1:serialize/streams.h"], cwd=ROOT,
+                                     capture_output=True).returncode != 0:
+            self.skipTest("no git history here (a shallow clone)")
+        state = quiet(mutate.plan, arguments(files=["serialize/streams.h"], plan_rev=rev + "~1"), None, None,
+                      mutate.SerdiffSubject(), generate)
+        before = subprocess.run(["git", "show", f"{rev}~1:serialize/streams.h"], cwd=ROOT, capture_output=True).stdout
+        self.assertEqual(seen["serialize/streams.h"], before)
+        self.assertEqual(state["config"]["plan_rev"], rev + "~1")
+        with self.assertRaises(SystemExit):
+            quiet(mutate.plan, arguments(files=["serialize/streams.h"], plan_rev="no-such-revision"), None, None,
+                  mutate.SerdiffSubject(), generate)
+
+    def test_a_mutant_whose_line_changed_is_invalid_and_not_run(self):
+        subject = mutate.SerdiffSubject()
+        lines = subject.original("serialize/streams.h").decode().split("\n")
+        same = {"file": "serialize/streams.h", "line": 3, "original": lines[2]}
+        self.assertIsNone(mutate.line_changed(subject, same))
+        changed = dict(same, original=lines[2] + " // as it was")
+        self.assertEqual(mutate.line_changed(subject, changed), lines[2])
+
+        class NoJob:
+            pass
+        job = NoJob()
+        job.subject = subject  # process() must return before it touches anything else of the job
+        mutant = dict(changed, id="serialize/streams.h#1", status="pending")
+        mutate.process(job, mutant, {"mutants": [mutant]}, {}, None, 1, arguments())
+        self.assertEqual(mutant["status"], "invalid")
+        self.assertIn("its line changed since the plan", mutant["detail"])
+
+
 class SerdiffFiles(unittest.TestCase):
     """serialize/, model/ and crypto/ are the serdiff subject's files (issue 30): a directory named in --files stands
     for its sources, and the recorded run's set (serialize/ alone) is FILES=serialize/."""

@@ -900,8 +900,24 @@ def plan(arguments, cli, out, subject=None, generator=generate):
     if outside:
         sys.exit(f"mutate: --lines names {', '.join(outside)}, which --files leaves out")
     generated, dropped_total, per_file = [], {"comment": 0, "planted": 0}, {}
+    plan_rev = getattr(arguments, "plan_rev", "") or ""
+    plan_root = subject.root
+    if plan_rev:
+        # The plan of a run begun at an earlier commit (docs/mutation.md "Held-out measurement"): the same mutants
+        # and ids from that commit's files, though a line-preserving fix changed one since; each mutant still applies
+        # to the file as it is now (a mutant whose line changed is not run: process()).
+        if subject.name != "serdiff":
+            sys.exit("mutate: --plan-rev is for serdiff's own files")
+        holder = tempfile.TemporaryDirectory(prefix="serdiff-plan-")
+        plan_root = Path(holder.name)
+        for path in files:
+            shown = subprocess.run(["git", "show", f"{plan_rev}:{path}"], cwd=ROOT, capture_output=True)
+            if shown.returncode != 0:
+                sys.exit(f"mutate: --plan-rev {plan_rev}: no {path} there: {shown.stderr.decode().strip()}")
+            (plan_root / path).parent.mkdir(parents=True, exist_ok=True)
+            (plan_root / path).write_bytes(shown.stdout)
     for path in files:
-        mutants, dropped = generator(cli, path, subject.root)
+        mutants, dropped = generator(cli, path, plan_root)
         if path in lines:
             # --lines: only the mutants of the lines named (a review of changed lines).
             all_count = len(mutants)
@@ -930,6 +946,8 @@ def plan(arguments, cli, out, subject=None, generator=generate):
               "shard": arguments.shard, "unit": arguments.unit,
               "universalmutator": REQUIREMENTS.read_text().split("==")[-1].strip()}
     config.update(subject.config())
+    if plan_rev:
+        config["plan_rev"] = plan_rev
     if lines:
         config["lines"] = format_lines(lines)
     return {"version": STATE_VERSION, "config": config,
@@ -953,8 +971,22 @@ def selected(state):
     return chosen
 
 
+def line_changed(subject, mutant):
+    """The file's line as it is now, where it is no longer the line the mutant was planned on (a fix since the plan
+    was made, or PLAN_REV's commit); else None."""
+    lines = subject.original(mutant["file"]).decode().split("\n")
+    now = lines[mutant["line"] - 1] if mutant["line"] <= len(lines) else ""
+    return None if now == mutant["original"] else now
+
+
 def process(job, mutant, state, options, shared, seconds, arguments):
     started = time.time()
+    now = line_changed(job.subject, mutant)
+    if now is not None:
+        # The mutant no longer exists (its line was changed since the plan): invalid, not run against other code.
+        mutant["status"], mutant["detail"] = "invalid", f"its line changed since the plan: now {now.strip()!r}"
+        mutant["elapsed"] = 0.0
+        return
     targets, reach_kind = targets_for(state, mutant["file"], mutant["line"])
     if job.subject.name == "core":
         targets = [t for t in targets if t in options]   # the Core-backed targets only (never the absent ones)
@@ -1468,6 +1500,8 @@ def main():
     parser.add_argument("--shard", default="", help="I/N: this run takes every N-th mutant from the I-th")
     parser.add_argument("--only", default="", help="re-run these mutant ids (file#number, space/comma-separated), "
                         "e.g. a survivor after strengthening; use with --state to keep the main run's state")
+    parser.add_argument("--plan-rev", default="", help="plan the mutants from the files at this commit (a run "
+                        "begun there; a later fix kept its line count), each applied to the file as it is now")
     parser.add_argument("--import-results", default="", help="a report.json whose results a fresh run takes over "
                         "(e.g. tools/mutate/results/report.json) instead of running those mutants again")
     parser.add_argument("--lines", action="append", default=[], metavar="FILE:1,5-9",
