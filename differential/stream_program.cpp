@@ -1122,8 +1122,37 @@ void check_negative_varint_refused(const StreamStep& step, std::span<const uint8
     });
 }
 
+// serdiff's Serialize(std::array<T, N>) writes an array of non-byte elements element by element (Core serializes
+// std::array of bytes only: kSerializesArraysOfAnyElement false there). The programs' integer arrays cannot tell that
+// from writing the elements' object bytes on a little-endian host, so an array of strings (whose encoding, a
+// CompactSize and the bytes, is not their memory) is written, compared with the reference and read back. Once per
+// process: nothing in it depends on the input. (A template, so that the calls are not compiled for Core.)
+template <typename Stream = subject::DataStream>
+void check_array_of_strings(std::span<const uint8_t> input)
+{
+    if constexpr (subject::kSerializesArraysOfAnyElement) {
+        static bool checked = false;
+        if (checked) return;
+        checked = true;
+        const std::array<std::string, 3> strings{"", "a", std::string(300, 'z')};  // counts of 1 and 3 bytes
+        Stream stream;
+        subject::Serialize(stream, strings);
+        reference::Writer writer;
+        for (const std::string& text : strings) writer.write_string(text);
+        compare_bytes("primitive_stream std::array<std::string, 3>", subject::written(stream), writer.out, input);
+        std::array<std::string, 3> back;
+        subject::Unserialize(stream, back);
+        if (back != strings || !stream.empty())
+            report_mismatch("primitive_stream std::array<std::string, 3>", "read back differs from what was written",
+                            "strings of " + std::to_string(back[0].size()) + ", " + std::to_string(back[1].size()) + ", " +
+                                std::to_string(back[2].size()) + " bytes, " + std::to_string(stream.size()) + " left unread",
+                            input);
+    }
+}
+
 void check_stream_program(const StreamProgram& program, std::span<const uint8_t> input)
 {
+    check_array_of_strings(input);
     // The refusal checks once per formatter (width and byte order) and per VarInt kind in a program: a repeat
     // in the same program would throw the same exceptions again for nothing.
     uint32_t custom_widths_checked = 0, varint_kinds_checked = 0;

@@ -87,6 +87,8 @@ using CustomWidthRefusal = std::ios_base::failure;
 inline constexpr std::string_view kNegativeVarIntRefusal = "";
 // Core's Unserialize(std::string) resizes to the claimed length (up to MAX_SIZE) before reading: docs/core.md.
 inline constexpr bool kStringReadAllocatesClaimedLength = true;
+// Core serializes std::array of bytes only (its serialize.h).
+inline constexpr bool kSerializesArraysOfAnyElement = false;
 
 // Core writes big-endian integers through CustomUintFormatter<bytes, true> (ser_writedata32be for 32 bits).
 template <typename S, std::unsigned_integral I>

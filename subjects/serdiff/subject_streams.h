@@ -104,6 +104,8 @@ using CustomWidthRefusal = std::out_of_range;
 inline constexpr std::string_view kNegativeVarIntRefusal = "WriteVarInt: negative value in non-negative signed mode";
 // serialize/'s string read grows in bounded chunks as its bytes arrive (docs/format.md "Vectors and allocation").
 inline constexpr bool kStringReadAllocatesClaimedLength = false;
+// serialize/ writes and reads std::array of any element type, element by element where they are not bytes.
+inline constexpr bool kSerializesArraysOfAnyElement = true;
 
 template <typename S, std::unsigned_integral I>
 void write_big_endian(S& s, I value)
