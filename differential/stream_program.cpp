@@ -208,8 +208,8 @@ void with_varint_type(IntKind kind, Visit&& visit)
 // through their formatters). Each stream is driven one way per pass (check_writers, check_readers), so that every
 // entry point of the subject's API is compiled and run.
 using Via = unsigned;
-// Through the stream's operator<< / operator>>, which must return the stream itself (Core's wrappers have none: the
-// Serialize calls).
+// Through the stream's operator<< / operator>>, which must return the stream itself (asserted below for every stream
+// given this bit; Core's VectorWriter and SpanWriter wrappers forward it to Core's).
 constexpr Via kViaShift = 1;
 // A u8, i8 or bool written through write() as a one-byte static-extent span instead of write_byte.
 constexpr Via kViaOneByteSpans = 2;
@@ -280,7 +280,8 @@ void write_optimized(S& s, const StreamStep& step, Via via = 0)
     case Op::String: Serialize(s, std::string(step.bytes.begin(), step.bytes.end())); break;
     case Op::LimitedString: {
         // Through the LimitedString formatter's writer where the stream has operator<< (every serdiff writer that has
-        // one; Core's formatter writes with it: Core's DataStream and SizeComputer), else as a plain string.
+        // one; Core's formatter writes with it: Core's DataStream and SizeComputer, and the VectorWriter and SpanWriter
+        // wrappers, which hand it to Core's), else as a plain string.
         std::string text(step.bytes.begin(), step.bytes.end());
         if constexpr (requires(const std::string& v) { s << v; }) Serialize(s, subject::LimitedString<kStreamStringLimit>(text));
         else Serialize(s, text);
@@ -326,11 +327,22 @@ struct StepFormatter {
     static void Unser(S& s, ViaStep& wrapped);  // below read_optimized
 };
 
+// A stream given kViaShift goes through its operator<< / operator>>; one without the operator would fall back to the
+// Serialize calls without a word (Core's wrapper streams have neither, and are never given kViaShift). So every
+// stream the checks below give kViaShift is asserted here to have the operator, on both subjects.
+template <typename S>
+concept ShiftWritable = requires(S& s, const ViaStep& wrapped) { s << subject::Using<StepFormatter>(wrapped); };
+template <typename S>
+concept ShiftReadable = requires(S& s, ViaStep& wrapped) { s >> subject::Using<StepFormatter>(wrapped); };
+static_assert(ShiftWritable<subject::DataStream> && ShiftWritable<subject::VectorWriter> &&
+              ShiftWritable<subject::SpanWriter>);
+static_assert(ShiftReadable<subject::DataStream> && ShiftReadable<subject::SpanReader>);
+
 template <typename S>
 void write_step(S& s, const StreamStep& step, Via via, std::string_view name, std::span<const uint8_t> input)
 {
     if (via & kViaShift) {
-        if constexpr (requires(const ViaStep& wrapped) { s << subject::Using<StepFormatter>(wrapped); }) {
+        if constexpr (ShiftWritable<S>) {
             const ViaStep wrapped{step, via & ~kViaShift, {}};
             auto& result = (s << subject::Using<StepFormatter>(wrapped));
             if (&result != &s)
@@ -599,7 +611,7 @@ template <typename S>
 std::string read_step(S& s, const StreamStep& step, Via via, std::string_view name, std::span<const uint8_t> input)
 {
     if (via & kViaShift) {
-        if constexpr (requires(ViaStep& wrapped) { s >> subject::Using<StepFormatter>(wrapped); }) {
+        if constexpr (ShiftReadable<S>) {
             ViaStep wrapped{step, via & ~kViaShift, {}};
             auto& result = (s >> subject::Using<StepFormatter>(wrapped));
             if (&result != &s)

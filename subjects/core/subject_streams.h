@@ -178,6 +178,8 @@ inline std::span<const uint8_t> written(const DataStream& stream)
 inline size_t read_position(const DataStream& stream) { return stream.read_position(); }
 
 // Core's VectorWriter and SpanWriter keep their position private: these count what passes through to them.
+// operator<< is Core's own (it serializes into the inner writer directly); the position moves by what Core's
+// SizeComputer says the object takes, and the bytes themselves are compared in full after the pass.
 class VectorWriter {
 public:
     VectorWriter(std::vector<uint8_t>& target, size_t position) : m_inner(target, position), m_position(position) {}
@@ -185,6 +187,14 @@ public:
     {
         m_inner.write(bytes);
         m_position += bytes.size();
+    }
+    template <typename T>
+    VectorWriter& operator<<(const T& obj)
+    {
+        const size_t size = GetSerializeSize(obj);
+        m_inner << obj;
+        m_position += size;
+        return *this;
     }
     size_t position() const { return m_position; }
 
@@ -200,6 +210,14 @@ public:
     {
         m_inner.write(bytes);
         m_position += bytes.size();
+    }
+    template <typename T>
+    SpanWriter& operator<<(const T& obj)
+    {
+        const size_t size = GetSerializeSize(obj);
+        m_inner << obj;
+        m_position += size;
+        return *this;
     }
     size_t position() const { return m_position; }
 
