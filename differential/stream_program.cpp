@@ -647,6 +647,13 @@ Trace trace_optimized(S& s, const StreamProgram& program, Position position, Fai
             const std::string value = read_step(s, program.steps[i], via, name, input);
             trace.push_back(trace_entry(i, program.steps[i], value, position()));
         }
+        // An empty read reads nothing, at the end of the data too: the position stays and nothing fails (Core's
+        // readers return at once; serdiff's must not hand memcpy the empty span's null data()).
+        const uint64_t end = position();
+        s.read(std::span<std::byte>());
+        if (position() != end)
+            report_mismatch("primitive_stream " + std::string(name), "an empty read() moved the position",
+                            "from " + std::to_string(end) + " to " + std::to_string(position()), input);
     } catch (const subject::ReadError& error) {
         trace.push_back("error: " + subject::read_error_text(error));
         if (failed_read) *failed_read = {true, i, before, position()};
@@ -836,6 +843,20 @@ void check_writers(const StreamProgram& program, const Bytes& expected, const st
     {
         subject::SizeComputer sizer;
         write_all("SizeComputer", sizer, program, ends, [&] { return sizer.size(); }, input);
+        // GetSizeOfVarInt against what the reference wrote for each VarInt step.
+        for (size_t i = 0; i < program.steps.size(); ++i) {
+            const StreamStep& step = program.steps[i];
+            if (step.write != Op::VarInt) continue;
+            const size_t written = ends[i] - (i == 0 ? 0 : ends[i - 1]);
+            with_varint_type(step.kind, [&]<subject::VarIntMode Mode, typename I>() {
+                const size_t size = subject::GetSizeOfVarInt<Mode, I>(static_cast<I>(step.number));
+                if (size != written)
+                    report_mismatch("primitive_stream GetSizeOfVarInt", "the size differs from the bytes written",
+                                    "step " + std::to_string(i) + ": " + std::to_string(size) + " against " +
+                                        std::to_string(written),
+                                    input);
+            });
+        }
     }
     {
         Bytes target(expected.size());

@@ -77,6 +77,11 @@ I ReadVarInt(S& s)
 {
     return ::ReadVarInt<S, kCoreMode<Mode>, I>(s);
 }
+template <VarIntMode Mode, typename I>
+size_t GetSizeOfVarInt(I value)
+{
+    return ::GetSizeOfVarInt<kCoreMode<Mode>, I>(value);
+}
 
 using ReadError = std::ios_base::failure;
 inline std::string read_error_text(const ReadError& error) { return core_subject::error_text(error); }

@@ -69,6 +69,7 @@ inline size_t& buffered_writes_after_close()
 }
 
 using optimized::CompactSizeFormatter;
+using optimized::GetSizeOfVarInt;
 using optimized::ReadCompactSize;
 using optimized::ReadVarInt;
 using optimized::Serialize;
