@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -1183,12 +1184,50 @@ void check_array_of_strings(std::span<const uint8_t> input)
     }
 }
 
+// A CompactSize read through CompactSizeFormatter into a narrower unsigned integer (Core's COMPACTSIZE of a
+// uint8_t, uint16_t or uint32_t field) takes the value when it fits and refuses it with "size too large" when it
+// does not (docs/format.md "Errors"), never truncating it; what ReadCompactSize refuses first (the range check) is
+// refused alike. The step's canonical encoding is read into each narrower type and compared with the reference.
+void check_compact_size_narrowing(const StreamStep& step, std::span<const uint8_t> input)
+{
+    reference::Writer writer;
+    writer.write_compactsize(step.number);
+    reference::Reader reference_reader(writer.out);
+    const uint64_t read = reference_reader.read_compactsize(step.range_check);
+    const auto check = [&]<typename I>() {
+        std::string expected;
+        if (reference_reader.failed()) expected = std::string("error: ") + reference_reader.error();
+        else if (read > std::numeric_limits<I>::max()) expected = std::string("error: ") + model::errors::kSizeTooLarge;
+        else expected = std::to_string(read);
+        subject::SpanReader reader(writer.out);
+        I value = 0;
+        std::string got;
+        try {
+            if (step.range_check) Unserialize(reader, subject::Using<subject::CompactSizeFormatter<true>>(value));
+            else Unserialize(reader, subject::Using<subject::CompactSizeFormatter<false>>(value));
+            got = std::to_string(value);
+        } catch (const subject::ReadError& error) {
+            got = "error: " + subject::read_error_text(error);
+        }
+        if (got != expected)
+            report_mismatch("primitive_stream CompactSize", "a CompactSize read into a narrower integer differs",
+                            std::to_string(step.number) + " into a " + std::to_string(8 * sizeof(I)) + "-bit integer" +
+                                (step.range_check ? "" : " (no range check)") + ": " + subject_side() + " " + got +
+                                ", reference " + expected,
+                            input);
+    };
+    check.template operator()<uint8_t>();
+    check.template operator()<uint16_t>();
+    check.template operator()<uint32_t>();
+}
+
 void check_stream_program(const StreamProgram& program, std::span<const uint8_t> input)
 {
     check_array_of_strings(input);
     // The refusal checks once per formatter (width and byte order) and per VarInt kind in a program: a repeat
     // in the same program would throw the same exceptions again for nothing.
     uint32_t custom_widths_checked = 0, varint_kinds_checked = 0;
+    size_t compact_sizes_narrowed = 0;  // the first 8 CompactSize steps of a program (each may throw three times)
     for (const StreamStep& step : program.steps) {
         const uint32_t custom_width = 1u << (2 * step.width + (step.big_endian ? 1 : 0));
         if (step.write == Op::CustomWidth && !(custom_widths_checked & custom_width)) {
@@ -1199,6 +1238,10 @@ void check_stream_program(const StreamProgram& program, std::span<const uint8_t>
         if (step.write == Op::VarInt && !(varint_kinds_checked & varint_kind)) {
             varint_kinds_checked |= varint_kind;
             check_negative_varint_refused(step, input);
+        }
+        if (step.write == Op::CompactSize && compact_sizes_narrowed < 8) {
+            ++compact_sizes_narrowed;
+            check_compact_size_narrowing(step, input);
         }
     }
     reference::Writer writer;

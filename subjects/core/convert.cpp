@@ -217,7 +217,10 @@ std::string error_text(const std::exception& error)
         const auto has = [what](std::string_view text) { return what.find(text) != std::string_view::npos; };
         if (has("): end of data") || has(": end of file")) return model::errors::kEndOfData;
         if (has("non-canonical ReadCompactSize()")) return model::errors::kNonCanonical;
-        if (has("ReadCompactSize(): size too large") || has("ReadVarInt(): size too large"))
+        // CompactSizeFormatter's refusal of a value past its integer type (Core's COMPACTSIZE) is serdiff's "size
+        // too large" (docs/format.md "Errors").
+        if (has("ReadCompactSize(): size too large") || has("ReadVarInt(): size too large") ||
+            has("CompactSize exceeds limit of type"))
             return model::errors::kSizeTooLarge;
         for (const char* same : {model::errors::kSuperfluousWitness, model::errors::kUnknownOptionalData,
                                  model::errors::kStringLimit})
