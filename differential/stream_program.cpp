@@ -7,6 +7,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -1161,6 +1162,58 @@ void check_negative_varint_refused(const StreamStep& step, std::span<const uint8
 // from writing the elements' object bytes on a little-endian host, so an array of strings (whose encoding, a
 // CompactSize and the bytes, is not their memory) is written, compared with the reference and read back. Once per
 // process: nothing in it depends on the input. (A template, so that the calls are not compiled for Core.)
+// Pointers serialize their pointee (Core's CTransactionRef is a shared_ptr<const CTransaction>), and a prevector of
+// non-byte elements is a CompactSize count, then each element (Core's prevector Serialize for a non-byte T): once per
+// process, written and compared with the reference, then read back: the prevector on both subjects, the pointers
+// where the subject reads any pointee (Core's pointer reads need the type's deserializing constructor).
+template <typename Stream = subject::DataStream>
+void check_pointers_and_element_prevector(std::span<const uint8_t> input)
+{
+    static bool checked = false;
+    if (checked) return;
+    checked = true;
+    const std::vector<uint32_t> integers{1, 0xfffe, 0x12345678};
+    const std::string text(300, 'p');  // a 3-byte CompactSize length
+    const auto shared = std::make_shared<const std::vector<uint32_t>>(integers);
+    const auto unique = std::make_unique<const std::string>(text);
+    const subject::prevector<2, uint32_t> elements(integers.begin(), integers.end());  // 3 elements: on the heap
+    Stream stream;
+    subject::Serialize(stream, shared);
+    subject::Serialize(stream, unique);
+    subject::Serialize(stream, elements);
+    reference::Writer writer;
+    const auto write_u32 = [](reference::Writer& w, uint32_t value) { w.write_uint(value, 4); };
+    writer.write_vector<uint32_t>(integers, write_u32);
+    writer.write_string(text);
+    writer.write_vector<uint32_t>(integers, write_u32);
+    compare_bytes("primitive_stream shared_ptr, unique_ptr and prevector<2, uint32_t>", subject::written(stream),
+                  writer.out, input);
+    std::string read_back = "(not read)";
+    if constexpr (subject::kReadsPointersOfAnyType) {
+        std::shared_ptr<const std::vector<uint32_t>> shared_back;
+        std::unique_ptr<std::string> unique_back;
+        subject::Unserialize(stream, shared_back);
+        subject::Unserialize(stream, unique_back);
+        if (!shared_back || *shared_back != integers || !unique_back || *unique_back != text)
+            report_mismatch("primitive_stream shared_ptr and unique_ptr", "read back differs from what was written",
+                            std::string(shared_back ? std::to_string(shared_back->size()) + " integers" : "no vector") +
+                                ", " + (unique_back ? std::to_string(unique_back->size()) + "-byte string" : "no string"),
+                            input);
+    } else {
+        reference::Reader skip(writer.out);  // the pointers' bytes, skipped
+        skip.read_vector<uint32_t>([](reference::Reader& r) { return static_cast<uint32_t>(r.read_uint(4)); });
+        skip.read_string();
+        stream.ignore(skip.position());
+    }
+    subject::prevector<2, uint32_t> elements_back(1, 7);
+    subject::Unserialize(stream, elements_back);
+    if (!std::ranges::equal(elements_back, integers) || !stream.empty())
+        report_mismatch("primitive_stream prevector<2, uint32_t>", "read back differs from what was written",
+                        std::to_string(elements_back.size()) + " elements, " + std::to_string(stream.size()) +
+                            " bytes left unread",
+                        input);
+}
+
 template <typename Stream = subject::DataStream>
 void check_array_of_strings(std::span<const uint8_t> input)
 {
@@ -1224,6 +1277,7 @@ void check_compact_size_narrowing(const StreamStep& step, std::span<const uint8_
 void check_stream_program(const StreamProgram& program, std::span<const uint8_t> input)
 {
     check_array_of_strings(input);
+    check_pointers_and_element_prevector(input);
     // The refusal checks once per formatter (width and byte order) and per VarInt kind in a program: a repeat
     // in the same program would throw the same exceptions again for nothing.
     uint32_t custom_widths_checked = 0, varint_kinds_checked = 0;

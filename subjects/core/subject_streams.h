@@ -94,6 +94,8 @@ inline constexpr std::string_view kNegativeVarIntRefusal = "";
 inline constexpr bool kStringReadAllocatesClaimedLength = true;
 // Core serializes std::array of bytes only (its serialize.h).
 inline constexpr bool kSerializesArraysOfAnyElement = false;
+// Core reads a pointer only into a type with a deserializing constructor (its CTransaction), none of the programs'.
+inline constexpr bool kReadsPointersOfAnyType = false;
 
 // Core writes big-endian integers through CustomUintFormatter<bytes, true> (ser_writedata32be for 32 bits).
 template <typename S, std::unsigned_integral I>

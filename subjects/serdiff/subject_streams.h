@@ -107,6 +107,8 @@ inline constexpr std::string_view kNegativeVarIntRefusal = "WriteVarInt: negativ
 inline constexpr bool kStringReadAllocatesClaimedLength = false;
 // serialize/ writes and reads std::array of any element type, element by element where they are not bytes.
 inline constexpr bool kSerializesArraysOfAnyElement = true;
+// serialize/ reads a std::unique_ptr<T> or std::shared_ptr<T> of any default-constructible T.
+inline constexpr bool kReadsPointersOfAnyType = true;
 
 template <typename S, std::unsigned_integral I>
 void write_big_endian(S& s, I value)
