@@ -283,6 +283,30 @@ class PlanRevision(unittest.TestCase):
         self.assertIn("its line changed since the plan", mutant["detail"])
 
 
+class ReachFollowsTheSuite(unittest.TestCase):
+    """A resumed run recomputes the reach map when the checkout is not the suite it was computed at: a map from an
+    older suite counted a line a strengthened target now runs as not reached, with no target run (held-out
+    streams.h#87, DataStream::write's one-byte branch, reached since 6fb69df)."""
+
+    def test_stale_only_when_the_suite_differs(self):
+        self.assertIsNone(mutate.stale_coverage({"coverage": {"reach": {}, "instrumented": {}, "suite": "abc1234"}},
+                                                "abc1234"))
+        self.assertEqual(mutate.stale_coverage({"coverage": {"reach": {}, "instrumented": {}, "suite": "abc1234"}},
+                                               "def5678"), "abc1234")
+        self.assertEqual(mutate.stale_coverage({"coverage": {"reach": {}, "instrumented": {}, "suite": "abc1234"}},
+                                               "abc1234+dirty"), "abc1234")
+        # A state written before the map recorded its suite is stale: its suite is unknown.
+        self.assertEqual(mutate.stale_coverage({"coverage": {"reach": {}, "instrumented": {}}}, "abc1234"),
+                         "unrecorded")
+
+    def test_current_suite_is_the_checkout(self):
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                              text=True).stdout.strip()
+        if not head:
+            self.skipTest("not a git checkout")
+        self.assertIn(mutate.current_suite(), (head, head + "+dirty"))
+
+
 class SerdiffFiles(unittest.TestCase):
     """serialize/, model/ and crypto/ are the serdiff subject's files (issue 30): a directory named in --files stands
     for its sources, and the recorded run's set (serialize/ alone) is FILES=serialize/."""

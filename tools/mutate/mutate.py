@@ -1107,6 +1107,22 @@ def progress(state, chosen, started_at, processed_now):
         f"(not reached {unreached}) invalid {count('invalid')} equivalent {count('equivalent')}  ETA {eta}")
 
 
+def current_suite():
+    """The suite a mutant meets now: the checkout's commit, "+dirty" with uncommitted changes."""
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True,
+                           text=True).stdout.strip()
+    return (head or "unknown") + ("+dirty" if dirty else "")
+
+
+def stale_coverage(state, suite):
+    """The suite the reach map was computed at, where it is not `suite`; else None. Which targets reach a line is part
+    of the suite a mutant meets: a map kept from an older suite sends a mutant only to the targets that reached its
+    line then, and counts a line a strengthened target now runs as not reached, without running any target."""
+    recorded = state.get("coverage", {}).get("suite", "unrecorded")
+    return None if recorded == suite else recorded
+
+
 def run(arguments):
     subject = arguments.subject_object
     if arguments.unit and subject.name == "core":
@@ -1126,9 +1142,11 @@ def run(arguments):
         if recorded.name != subject.name or getattr(recorded, "tree", None) != getattr(subject, "tree", None):
             sys.exit(f"mutate: {state_path} is a run of {recorded.title}, not of {subject.title}: resume it with "
                      f"the same SUBJECT/CORE_SRC, or give another --out")
+    # The suite each mutant runs against (recorded per mutant below), and the one the reach map was computed at.
+    suite = current_suite()
     if state is None:
         state = plan(arguments, cli, out, subject)
-        state["coverage"] = dict(zip(("reach", "instrumented"), subject.coverage(arguments.jobs)))
+        state["coverage"] = dict(zip(("reach", "instrumented"), subject.coverage(arguments.jobs)), suite=suite)
         if arguments.import_results:
             import_results(state, Path(arguments.import_results))
         save_state(state_path, state)
@@ -1141,8 +1159,11 @@ def run(arguments):
                 m["status"] = "pending"
     if TRIAGE_OVERRIDE is not None and TRIAGE_OVERRIDE.is_relative_to(ROOT):
         state["config"]["triage"] = str(TRIAGE_OVERRIDE.relative_to(ROOT))
-    if arguments.refresh_coverage and arguments.resume:
-        state["coverage"] = dict(zip(("reach", "instrumented"), subject.coverage(arguments.jobs)))
+    if arguments.resume and (arguments.refresh_coverage or stale_coverage(state, suite)):
+        if not arguments.refresh_coverage:
+            log(f"mutate: the reach map is of suite {stale_coverage(state, suite)}, the checkout is {suite}: "
+                f"recomputing it")
+        state["coverage"] = dict(zip(("reach", "instrumented"), subject.coverage(arguments.jobs)), suite=suite)
     rerun_ids = set(arguments.rerun.replace(",", " ").split())
     unknown = rerun_ids - {m["id"] for m in state["mutants"]}
     if unknown:
@@ -1159,11 +1180,6 @@ def run(arguments):
                 m["status"] = "pending"
                 again += 1
         log(f"mutate: {again} mutant(s) will run again")
-    # The suite each mutant ran against (the checkout's commit, "+dirty" with uncommitted changes).
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True,
-                           text=True).stdout.strip()
-    suite = (head or "unknown") + ("+dirty" if dirty else "")
     chosen = selected(state)
     log(f"mutate: {state['generated']} mutants generated over {len(state['config']['files'])} file(s); "
         f"state in {state_path}")
