@@ -353,6 +353,17 @@ void check_buffered_reader_program(std::span<const uint8_t> input)
         check_default_buffered_reader<subject::BufferedReader>(file, start, key, steps, expected, input);
     subject::AutoFile direct{file.open("rb", start), key};
     compare_traces("buffered_reader AutoFile", trace_reads(direct, steps), expected, input);
+    // A closed AutoFile refuses a read and a skip (serdiff's: "file is closed"; Core's fclose() leaves a null AutoFile,
+    // whose read and ignore throw "file handle is nullptr"), never handing its null FILE* to stdio.
+    direct.close();
+    const std::string read_error = error_of([&] {
+        std::byte byte[1];
+        direct.read(std::span<std::byte>(byte));
+    });
+    const std::string skip_error = error_of([&] { direct.ignore(1); });
+    if (read_error == "(no error)" || skip_error == "(no error)")
+        report_mismatch("buffered_reader AutoFile after close()", "a read or a skip of the closed file did not fail",
+                        "read: " + read_error + "; skip: " + skip_error, input);
     check_seek_and_size(file, start, stored.size(), key, input);
     if (start_byte == kUnseekableStartByte) check_unseekable_reads(stored, key, buffer_request, buffer, steps, input);
     if (start_byte == kReadFaultStartByte) check_read_faults(stored, key, buffer_request, buffer, steps, input);
