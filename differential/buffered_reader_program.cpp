@@ -142,7 +142,11 @@ Trace trace_seeks(File& file, const std::vector<uint64_t>& targets)
             return " (" + std::string(error.what()) + ")";
         }
     };
-    trace.push_back(size_text());
+    // size() leaves the file where it was: the next byte read is the one at the position (separate statements: the
+    // operands of + are evaluated in no fixed order).
+    std::string first = size_text();
+    first += read_text();
+    trace.push_back(first + " @" + std::to_string(file.position()));
     for (const uint64_t target : targets) {
         file.seek(target);
         std::string text = "seek " + std::to_string(target) + " @" + std::to_string(file.position());
