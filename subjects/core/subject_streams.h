@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <prevector.h>
@@ -187,16 +188,16 @@ inline size_t read_position(const DataStream& stream) { return stream.read_posit
 // Core's VectorWriter and SpanWriter keep their position private: these count what passes through to them.
 // operator<< is Core's own (it serializes into the inner writer directly); the position moves by what Core's
 // SizeComputer says the object takes, and the bytes themselves are compared in full after the pass.
-class VectorWriter {
+template <typename Inner>
+class CountingWriter {
 public:
-    VectorWriter(std::vector<uint8_t>& target, size_t position) : m_inner(target, position), m_position(position) {}
     void write(std::span<const std::byte> bytes)
     {
         m_inner.write(bytes);
         m_position += bytes.size();
     }
     template <typename T>
-    VectorWriter& operator<<(const T& obj)
+    CountingWriter& operator<<(const T& obj)
     {
         const size_t size = GetSerializeSize(obj);
         m_inner << obj;
@@ -205,32 +206,25 @@ public:
     }
     size_t position() const { return m_position; }
 
+protected:
+    template <typename... Args>
+    explicit CountingWriter(size_t position, Args&&... args) : m_inner(std::forward<Args>(args)...), m_position(position)
+    {
+    }
+
 private:
-    ::VectorWriter m_inner;
+    Inner m_inner;
     size_t m_position;
 };
 
-class SpanWriter {
+class VectorWriter : public CountingWriter<::VectorWriter> {
 public:
-    explicit SpanWriter(std::span<uint8_t> target) : m_inner(std::as_writable_bytes(target)) {}
-    void write(std::span<const std::byte> bytes)
-    {
-        m_inner.write(bytes);
-        m_position += bytes.size();
-    }
-    template <typename T>
-    SpanWriter& operator<<(const T& obj)
-    {
-        const size_t size = GetSerializeSize(obj);
-        m_inner << obj;
-        m_position += size;
-        return *this;
-    }
-    size_t position() const { return m_position; }
+    VectorWriter(std::vector<uint8_t>& target, size_t position) : CountingWriter(position, target, position) {}
+};
 
-private:
-    ::SpanWriter m_inner;
-    size_t m_position = 0;
+class SpanWriter : public CountingWriter<::SpanWriter> {
+public:
+    explicit SpanWriter(std::span<uint8_t> target) : CountingWriter(0, std::as_writable_bytes(target)) {}
 };
 
 // Core's file-error contract, as its callers rely on it (src/node/blockstorage.cpp; docs/core.md "buffered_writer
