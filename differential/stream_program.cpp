@@ -923,15 +923,15 @@ void check_writers(const StreamProgram& program, const Bytes& expected, const st
 }
 
 // docs/format.md "What a failed read leaves": a byte vector whose payload a file cannot fill is left as Core's
-// Unserialize leaves it: nothing it held before, grown to the end of the chunk in progress (the claimed length, at
-// most 5,000,000 bytes) before that chunk is read, so it holds the bytes the file delivered, then zeros. A string
-// claimed within one chunk is resized to the claimed length keeping its old bytes up to there (Core's string read),
-// so it holds the delivered bytes, then its old bytes, then zeros. The failing step is read again on a fresh reader
-// (`open` advances it past the steps before), into a container that already holds more bytes than the file has
-// left. A failure in the length itself is not compared (docs/format.md).
+// Unserialize leaves it: nothing it held before, grown to the end of the chunk in progress (the claimed length, at most
+// 5,000,000 bytes) before that chunk is read, so it holds the bytes the file delivered, then zeros. A string claimed
+// within one chunk is resized to the claimed length keeping its old bytes up to there (Core's string read), so it holds
+// the delivered bytes, then its old bytes, then zeros. The failing step is read again on a fresh reader (`open`
+// advances it past the steps before), into a container that already holds more bytes than the file has left. A failure
+// in the length itself is not compared (docs/format.md).
 template <typename Open>
-void check_failed_byte_vector_read(std::string_view reader, const StreamProgram& program, std::span<const uint8_t> data,
-                                   const FailedRead& failed, const Open& open, std::span<const uint8_t> input)
+void check_failed_payload_read(std::string_view reader, const StreamProgram& program, std::span<const uint8_t> data,
+                               const FailedRead& failed, const Open& open, std::span<const uint8_t> input)
 {
     if (!failed.failed || failed.before >= data.size()) return;
     const Op op = program.steps[failed.step].read;
@@ -1032,7 +1032,7 @@ void check_readers(const StreamProgram& program, Bytes data, std::span<const uin
                        trace_optimized(file, program, [&] { return file.position() - start; }, &failed, kViaDirect,
                                        "AutoFile read", input),
                        expected, input);
-        check_failed_byte_vector_read("AutoFile", program, data, failed, [&](size_t step, const auto& read) {
+        check_failed_payload_read("AutoFile", program, data, failed, [&](size_t step, const auto& read) {
             subject::AutoFile again{read_file.open("rb", start), program.key};
             for (size_t i = 0; i < step; ++i) read_optimized(again, program.steps[i]);
             read(again);
@@ -1047,7 +1047,7 @@ void check_readers(const StreamProgram& program, Bytes data, std::span<const uin
                        trace_optimized(reader, program, [&] { return reader.position() - start; }, &failed, 0,
                                        "BufferedReader read", input),
                        expected, input);
-        check_failed_byte_vector_read("BufferedReader", program, data, failed, [&](size_t step, const auto& read) {
+        check_failed_payload_read("BufferedReader", program, data, failed, [&](size_t step, const auto& read) {
             subject::AutoFile again_file{read_file.open("rb", start), program.key};
             subject::BufferedReader again{again_file, program.reader_buffer_size};
             for (size_t i = 0; i < step; ++i) read_optimized(again, program.steps[i]);
