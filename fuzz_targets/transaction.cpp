@@ -58,6 +58,33 @@ void check_large_witness_item(std::span<const uint8_t> input)
                                       std::to_string(tx.size()) + (encoded.size() == tx.size() ? " (bytes differ)" : ""), input);
 }
 
+// A transaction that claims MAX_SIZE (33,554,432) inputs and then holds 1,000,000 zero bytes (24,390 empty inputs of
+// 41 bytes, the last one cut short). A reader may reserve for a claimed count only kMaxVectorAllocate bytes ahead
+// of the elements it has read (Core's MAX_VECTOR_ALLOCATE; serialize/'s VectorFormatter, which also caps a step at
+// the bytes a memory stream still holds): reserving for as many inputs as there are bytes left would ask for 1,000,000
+// inputs at once, far past the fuzz binaries' 16 MiB allocation bound (fuzz_targets/registry.cpp), which stops the
+// process. No input below max_len is that large: once per process both sides decode it and must refuse it alike.
+void check_claimed_count_past_large_input(std::span<const uint8_t> input)
+{
+    using namespace serdiff;
+    model::Bytes tx{2, 0, 0, 0, 0xfe, 0x00, 0x00, 0x00, 0x02};  // version 2, 0x02000000 inputs claimed
+    tx.resize(tx.size() + 1'000'000, 0);
+    for (const bool witness : {true, false}) {
+        const auto& codec = differential::transaction_codec(witness);
+        const model::Decoded<model::Transaction> optimized = codec.optimized_decode(tx), reference = codec.reference_decode(tx);
+        const auto decision = [](const model::Decoded<model::Transaction>& decoded) {
+            return decoded.ok ? "decoded " + std::to_string(decoded.value.inputs.size()) + " inputs"
+                              : "error \"" + decoded.error + "\"";
+        };
+        if (optimized.ok || reference.ok || optimized.error != reference.error)
+            differential::report_mismatch(std::string("transaction claiming 33,554,432 inputs over 1,000,000 bytes") +
+                                              (witness ? "" : " (no witness)"),
+                                          "decision differs",
+                                          "optimized: " + decision(optimized) + "; reference: " + decision(reference),
+                                          input);
+    }
+}
+
 }  // namespace
 
 // A claimed script or witness length makes the optimized reader allocate (and zero) up to 5,000,000 bytes
@@ -68,4 +95,5 @@ SERDIFF_FUZZ_TARGET(transaction, .max_len = 65536, .codec = "transaction", .real
     serdiff::differential::check_decode_round_trip(serdiff::differential::transaction_codec(true), input);
     serdiff::differential::check_decode_round_trip(serdiff::differential::transaction_codec(false), input);
     serdiff::differential::once_per_process([&] { check_large_witness_item(input); });
+    serdiff::differential::once_per_process([&] { check_claimed_count_past_large_input(input); });
 }
