@@ -46,6 +46,13 @@ model::Decoded<bool> read_compressed_script(std::span<const uint8_t> data, model
 model::Bytes encode_default_header();
 model::Bytes encode_default_block();
 
+// A witness stack on its own: the subject's encoding of it (Core: a CScriptWitness's stack, the
+// std::vector<std::vector<unsigned char>> a transaction writes after its outputs; serdiff: model::WitnessStack through
+// its formatter) and the size the subject's SizeComputer gives it. A transaction's size adds its stacks' sizes
+// without sizing a stack alone, so the size_computer target sizes each stack alone too.
+model::Bytes encode_witness_stack(const model::WitnessStack& witness);
+uint64_t witness_stack_size(const model::WitnessStack& witness);
+
 // Where a subject's code departs from docs/format.md on purpose (docs/divergences.md lists each with an
 // input), the harness compares it against the rule the subject keeps, and nowhere else.
 struct Divergences {

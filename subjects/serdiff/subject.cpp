@@ -3,6 +3,7 @@
 
 #include "serialize/codec.h"
 #include "serialize/compression.h"
+#include "serialize/model_formats.h"
 #include "serialize/obfuscation.h"
 #include "serialize/streams.h"
 
@@ -71,6 +72,15 @@ model::Decoded<bool> read_compressed_script(std::span<const uint8_t> data, model
 
 model::Bytes encode_default_header() { return codec_table().block_header.encode(model::BlockHeader{}); }
 model::Bytes encode_default_block() { return codec_table().block.encode(model::Block{}); }
+
+model::Bytes encode_witness_stack(const model::WitnessStack& witness)
+{
+    model::Bytes out;
+    optimized::VectorWriter writer(out, 0);
+    optimized::Serialize(writer, witness);
+    return out;
+}
+uint64_t witness_stack_size(const model::WitnessStack& witness) { return optimized::GetSerializeSize(witness); }
 
 const Divergences& divergences()
 {
