@@ -2,7 +2,8 @@
 // can see a bug in it) driven by an operation program and compared with std::vector<uint8_t> after every step:
 // contents (only bytes written: resize_uninitialized leaves the rest unset), size, emptiness, ==, the moved-from
 // state; and what model.h promises: capacity ≥ size, inline exactly while capacity is kInlineBytes, inline while
-// it never needed more, reserve growing to exactly its request, and (under ASan) the container annotations.
+// it never needed more, reserve growing to exactly its request, push_back at least doubling the capacity when it
+// grows it, and (under ASan) the container annotations.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -112,7 +113,13 @@ private:
         case 0: {
             const uint8_t v = value();
             if (size == kMaxBytes) break;
+            const size_t before = script_.capacity();
             script_.push_back(v);
+            // A push_back that has to grow the script at least doubles its capacity (model.h: it reserves twice), so that n
+            // push_backs copy O(n) bytes, as std::vector's amortized constant time.
+            if (script_.capacity() != before && script_.capacity() < 2 * before)
+                fail("push_back", "capacity grew from " + std::to_string(before) + " to " +
+                                      std::to_string(script_.capacity()) + ", less than twice");
             expected_.resize(size + 1, true);
             expected_.bytes[size] = v;
             break;
