@@ -47,6 +47,11 @@ TEST(CompactTarget, DecodesSizeMantissaSignAndOverflow)
     EXPECT_TRUE(crypto::decode_compact_target(0x04123456).valid());
     EXPECT_TRUE(crypto::decode_compact_target(0x04923456).negative);
     EXPECT_TRUE(crypto::decode_compact_target(0x01fedcba).negative);
+    // The sign bit makes a target negative only when the word it ends up with is not zero (Core: nWord != 0):
+    // a zero mantissa, and a mantissa the size shifts out entirely.
+    EXPECT_FALSE(crypto::decode_compact_target(0x04800000).negative);
+    EXPECT_FALSE(crypto::decode_compact_target(0x01803456).negative);
+    EXPECT_TRUE(crypto::decode_compact_target(0x01803456).zero);
     EXPECT_FALSE(crypto::decode_compact_target(0x04923456).valid());
     EXPECT_TRUE(crypto::decode_compact_target(0xff123456).overflow);
     EXPECT_TRUE(crypto::decode_compact_target(0x23000001).overflow);   // size 35: past 256 bits
