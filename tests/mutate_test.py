@@ -307,6 +307,30 @@ class ReachFollowsTheSuite(unittest.TestCase):
         self.assertIn(mutate.current_suite(), (head, head + "+dirty"))
 
 
+class StoppedRunResumes(unittest.TestCase):
+    """A run stopped while a mutant was in its last stage resumes that mutant from the start: with UNIT=1 a survivor
+    gets its status before its ctest runs, and another job's save can record it then (held-out model run,
+    block_check.cpp#627: saved as survived with no ctest result)."""
+
+    def test_unfinished_mutants_run_again(self):
+        state = {"mutants": [
+            {"id": "a#1", "status": "survived", "detail": "no kill", "targets": [], "elapsed": 12.0},
+            {"id": "a#2", "status": "survived", "detail": "no kill", "targets": []},      # ctest cut short
+            {"id": "a#3", "status": "running"},
+            {"id": "a#4", "status": "killed", "phase": "replay", "elapsed": 3.0, "unit_killed": True},
+            {"id": "a#5", "status": "pending"},
+            {"id": "a#6", "status": "invalid", "detail": "error", "elapsed": 0.5},
+        ]}
+        self.assertEqual(mutate.unfinished_to_pending(state), ["a#2", "a#3"])
+        by_id = {m["id"]: m for m in state["mutants"]}
+        self.assertEqual(by_id["a#2"], {"id": "a#2", "status": "pending"})
+        self.assertEqual(by_id["a#3"], {"id": "a#3", "status": "pending"})
+        self.assertEqual(by_id["a#1"]["status"], "survived")
+        self.assertEqual(by_id["a#4"]["unit_killed"], True)
+        self.assertEqual(by_id["a#6"]["status"], "invalid")
+        self.assertEqual(mutate.unfinished_to_pending(state), [])
+
+
 class SerdiffFiles(unittest.TestCase):
     """serialize/, model/ and crypto/ are the serdiff subject's files (issue 30): a directory named in --files stands
     for its sources, and the recorded run's set (serialize/ alone) is FILES=serialize/."""

@@ -1123,6 +1123,30 @@ def stale_coverage(state, suite):
     return None if recorded == suite else recorded
 
 
+RESULT_KEYS = ("detail", "not_reached", "targets", "reach", "differs_in", "build_seconds", "phase", "target", "check",
+               "seconds", "elapsed", "unit_killed", "suite")
+
+
+def make_pending(mutant):
+    """Forgets a mutant's result: it runs again."""
+    for key in RESULT_KEYS:
+        mutant.pop(key, None)
+    mutant["status"] = "pending"
+
+
+def unfinished_to_pending(state):
+    """Makes pending again every mutant a stopped run left unfinished, and returns their ids. A mutant is finished
+    when it has its elapsed time (process() sets it last). One that is "running", or that already has a status but no
+    elapsed time, was cut short: with UNIT=1 a survivor has its status before its ctest runs, and another job's save
+    of the state can catch it then; stopped there, it would stay a survivor whose ctest never ran."""
+    cut_short = []
+    for m in state["mutants"]:
+        if m["status"] == "running" or (m["status"] != "pending" and "elapsed" not in m):
+            make_pending(m)
+            cut_short.append(m["id"])
+    return cut_short
+
+
 def run(arguments):
     subject = arguments.subject_object
     if arguments.unit and subject.name == "core":
@@ -1154,9 +1178,10 @@ def run(arguments):
         # A resumed run keeps its plan and coverage; SAMPLE/TIME may be raised.
         state["config"]["sample"] = arguments.sample if arguments.sample is not None else state["config"]["sample"]
         state["config"]["time"] = arguments.time
-        for m in state["mutants"]:
-            if m["status"] == "running":
-                m["status"] = "pending"
+        cut_short = unfinished_to_pending(state)
+        if cut_short:
+            log(f"mutate: {len(cut_short)} mutant(s) the last run stopped before they finished will run again: "
+                f"{' '.join(cut_short)}")
     if TRIAGE_OVERRIDE is not None and TRIAGE_OVERRIDE.is_relative_to(ROOT):
         state["config"]["triage"] = str(TRIAGE_OVERRIDE.relative_to(ROOT))
     if arguments.resume and (arguments.refresh_coverage or stale_coverage(state, suite)):
@@ -1174,10 +1199,7 @@ def run(arguments):
         again = 0
         for m in state["mutants"]:
             if (m["status"] == "survived" and arguments.rerun_survivors) or m["id"] in rerun_ids:
-                for key in ("detail", "not_reached", "targets", "reach", "differs_in", "build_seconds", "phase",
-                            "target", "check", "seconds", "elapsed", "unit_killed", "suite"):
-                    m.pop(key, None)
-                m["status"] = "pending"
+                make_pending(m)
                 again += 1
         log(f"mutate: {again} mutant(s) will run again")
     chosen = selected(state)
