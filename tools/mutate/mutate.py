@@ -1330,8 +1330,10 @@ def summarize(state):
         "survived_instantiation_only": sum(1 for m in scored if m.get("reach") == INSTANTIATION_ONLY
                                            and m["status"] == "survived"),
         "score": round(100.0 * len(killed) / len(scored), 1) if scored else None,
-        "median_seconds_to_kill": statistics.median(kill_times) if kill_times else None,
-        "median_seconds_to_kill_by_fuzzing": (statistics.median([m["seconds"] for m in killed if m["phase"] == "fuzz"])
+        # Medians of times recorded to 0.1 s: an even count averages two, so round the float sum's noise away.
+        "median_seconds_to_kill": round(statistics.median(kill_times), 2) if kill_times else None,
+        "median_seconds_to_kill_by_fuzzing": (round(statistics.median([m["seconds"] for m in killed
+                                                                       if m["phase"] == "fuzz"]), 2)
                                               if any(m["phase"] == "fuzz" for m in killed) else None),
         "unit_killed": sum(1 for m in scored if m.get("unit_killed")) if state["config"].get("unit") else None,
         # What the run cost: each done mutant's own time (TCE, build, replay, fuzzing), summed over the jobs.
