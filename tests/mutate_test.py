@@ -204,7 +204,8 @@ class RecordedTriage(unittest.TestCase):
     """Each committed run's survivors have a triage row, and every "equivalent" row names the file:line of its
     invariant (docs/mutation.md's rule); a survivor added to a results file without its triage fails here."""
 
-    RUNS = [("tools/mutate/results/heldout-serialize.json", "tools/mutate/triage-heldout.tsv")]
+    RUNS = [("tools/mutate/results/heldout-serialize.json", "tools/mutate/triage-heldout.tsv"),
+            ("tools/mutate/results/heldout-model.json", "tools/mutate/triage-heldout-model.tsv")]
 
     def test_survivors_triaged_and_equivalents_name_their_lines(self):
         import re
