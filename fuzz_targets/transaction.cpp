@@ -59,11 +59,12 @@ void check_large_witness_item(std::span<const uint8_t> input)
 }
 
 // A transaction that claims MAX_SIZE (33,554,432) inputs and then holds 1,000,000 zero bytes (24,390 empty inputs of
-// 41 bytes, the last one cut short). A reader may reserve for a claimed count only kMaxVectorAllocate bytes ahead
+// 41 bytes, then 10 bytes of one more). A reader may reserve for a claimed count only kMaxVectorAllocate bytes ahead
 // of the elements it has read (Core's MAX_VECTOR_ALLOCATE; serialize/'s VectorFormatter, which also caps a step at
 // the bytes a memory stream still holds): reserving for as many inputs as there are bytes left would ask for 1,000,000
 // inputs at once, far past the fuzz binaries' 16 MiB allocation bound (fuzz_targets/registry.cpp), which stops the
-// process. No input below max_len is that large: once per process both sides decode it and must refuse it alike.
+// process. No input below this target's max_len is that large (a block input of the block target's max_len could be,
+// but no seed claims such a count): once per process both sides decode it and must refuse it alike.
 void check_claimed_count_past_large_input(std::span<const uint8_t> input)
 {
     using namespace serdiff;
@@ -80,7 +81,8 @@ void check_claimed_count_past_large_input(std::span<const uint8_t> input)
             differential::report_mismatch(std::string("transaction claiming 33,554,432 inputs over 1,000,000 bytes") +
                                               (witness ? "" : " (no witness)"),
                                           "decision differs",
-                                          "optimized: " + decision(optimized) + "; reference: " + decision(reference),
+                                          std::string(differential::subject_side()) + ": " + decision(optimized) +
+                                              "; reference: " + decision(reference),
                                           input);
     }
 }

@@ -321,6 +321,7 @@ class StoppedRunResumes(unittest.TestCase):
             {"id": "a#4", "status": "killed", "phase": "replay", "elapsed": 3.0, "unit_killed": True},
             {"id": "a#5", "status": "pending"},
             {"id": "a#6", "status": "invalid", "detail": "error", "elapsed": 0.5},
+            {"id": "a#7", "status": "invalid", "detail": "its line changed since the plan", "elapsed": 0.0},
         ]}
         self.assertEqual(mutate.unfinished_to_pending(state), ["a#2", "a#3"])
         by_id = {m["id"]: m for m in state["mutants"]}
@@ -329,6 +330,7 @@ class StoppedRunResumes(unittest.TestCase):
         self.assertEqual(by_id["a#1"]["status"], "survived")
         self.assertEqual(by_id["a#4"]["unit_killed"], True)
         self.assertEqual(by_id["a#6"]["status"], "invalid")
+        self.assertEqual(by_id["a#7"]["status"], "invalid")   # elapsed 0.0 is an elapsed time
         self.assertEqual(mutate.unfinished_to_pending(state), [])
 
 
