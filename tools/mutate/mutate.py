@@ -885,8 +885,17 @@ def load_state(path):
 
 def save_state(path, state):
     with lock:
+        # The jobs' threads add keys to their mutants without the lock, and json.dumps with an indent walks the dicts
+        # in Python: a key added meanwhile raises RuntimeError (dictionary changed size). The next walk sees it done.
+        for attempt in range(100):
+            try:
+                text = json.dumps(state, indent=1)
+                break
+            except RuntimeError:
+                if attempt == 99:
+                    raise
         temporary = path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(state, indent=1))
+        temporary.write_text(text)
         temporary.replace(path)
 
 
