@@ -115,8 +115,8 @@ private:
             if (size == kMaxBytes) break;
             const size_t before = script_.capacity();
             script_.push_back(v);
-            // A push_back that has to grow the script at least doubles its capacity (model.h: it reserves twice), so that n
-            // push_backs copy O(n) bytes, as std::vector's amortized constant time.
+            // A push_back that has to grow the script at least doubles its capacity (model.h: it reserves twice), so
+            // that n push_backs copy O(n) bytes, as std::vector's amortized constant time.
             if (script_.capacity() != before && script_.capacity() < 2 * before)
                 fail("push_back", "capacity grew from " + std::to_string(before) + " to " +
                                       std::to_string(script_.capacity()) + ", less than twice");

@@ -73,16 +73,12 @@ void check_claimed_count_past_large_input(std::span<const uint8_t> input)
     for (const bool witness : {true, false}) {
         const auto& codec = differential::transaction_codec(witness);
         const model::Decoded<model::Transaction> optimized = codec.optimized_decode(tx), reference = codec.reference_decode(tx);
-        const auto decision = [](const model::Decoded<model::Transaction>& decoded) {
-            return decoded.ok ? "decoded " + std::to_string(decoded.value.inputs.size()) + " inputs"
-                              : "error \"" + decoded.error + "\"";
-        };
         if (optimized.ok || reference.ok || optimized.error != reference.error)
             differential::report_mismatch(std::string("transaction claiming 33,554,432 inputs over 1,000,000 bytes") +
                                               (witness ? "" : " (no witness)"),
                                           "decision differs",
-                                          std::string(differential::subject_side()) + ": " + decision(optimized) +
-                                              "; reference: " + decision(reference),
+                                          std::string(differential::subject_side()) + ": " + witness_shape(optimized) +
+                                              "; reference: " + witness_shape(reference),
                                           input);
     }
 }

@@ -24,6 +24,14 @@ model::uint256 from_core(const uint256& hash)
 CTxOut to_core(const model::TxOut& out) { return CTxOut(out.value, to_core(out.script_pubkey)); }
 model::TxOut from_core(const CTxOut& out) { return {out.nValue, from_core(out.scriptPubKey)}; }
 
+CScriptWitness to_core(const model::WitnessStack& witness)
+{
+    CScriptWitness out;
+    out.stack.reserve(witness.size());
+    for (const auto item : witness) out.stack.emplace_back(item.begin(), item.end());
+    return out;
+}
+
 CMutableTransaction to_core(const model::Transaction& tx)
 {
     CMutableTransaction out;
@@ -33,8 +41,7 @@ CMutableTransaction to_core(const model::Transaction& tx)
     for (const model::TxIn& in : tx.inputs) {
         CTxIn& core = out.vin.emplace_back(COutPoint(Txid::FromUint256(to_core(in.prevout.hash)), in.prevout.n),
                                            to_core(in.script_sig), in.sequence);
-        core.scriptWitness.stack.reserve(in.witness.size());
-        for (const auto item : in.witness) core.scriptWitness.stack.emplace_back(item.begin(), item.end());
+        core.scriptWitness = to_core(in.witness);
     }
     out.vout.reserve(tx.outputs.size());
     for (const model::TxOut& txout : tx.outputs) out.vout.push_back(to_core(txout));

@@ -18,6 +18,7 @@ model::Script from_core(const CScript& script);
 uint256 to_core(const model::uint256& hash);
 model::uint256 from_core(const uint256& hash);
 CMutableTransaction to_core(const model::Transaction& tx);
+CScriptWitness to_core(const model::WitnessStack& witness);
 model::Transaction from_core(const CTransaction& tx);
 model::Transaction from_core(const CMutableTransaction& tx);
 CBlockHeader to_core(const model::BlockHeader& header);

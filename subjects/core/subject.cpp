@@ -313,18 +313,9 @@ Decoded<bool> read_compressed_script(std::span<const uint8_t> data, model::Scrip
 Bytes encode_default_header() { return encode_core(CBlockHeader{}); }
 Bytes encode_default_block() { return encode_core(TX_WITH_WITNESS(CBlock{})); }
 
-namespace {
 // Core writes a CScriptWitness as its stack (primitives/transaction.h: `s << tx.vin[i].scriptWitness.stack`).
-std::vector<std::vector<unsigned char>> core_witness_stack(const model::WitnessStack& witness)
-{
-    std::vector<std::vector<unsigned char>> stack;
-    stack.reserve(witness.size());
-    for (const model::WitnessStack::Item item : witness) stack.emplace_back(item.begin(), item.end());
-    return stack;
-}
-}  // namespace
-Bytes encode_witness_stack(const model::WitnessStack& witness) { return encode_core(core_witness_stack(witness)); }
-uint64_t witness_stack_size(const model::WitnessStack& witness) { return GetSerializeSize(core_witness_stack(witness)); }
+Bytes encode_witness_stack(const model::WitnessStack& witness) { return encode_core(to_core(witness).stack); }
+uint64_t witness_stack_size(const model::WitnessStack& witness) { return GetSerializeSize(to_core(witness).stack); }
 
 const Divergences& divergences()
 {

@@ -885,15 +885,10 @@ def load_state(path):
 
 def save_state(path, state):
     with lock:
-        # The jobs' threads add keys to their mutants without the lock, and json.dumps with an indent walks the dicts
-        # in Python: a key added meanwhile raises RuntimeError (dictionary changed size). The next walk sees it done.
-        for attempt in range(100):
-            try:
-                text = json.dumps(state, indent=1)
-                break
-            except RuntimeError:
-                if attempt == 99:
-                    raise
+        # The jobs' threads add keys to their mutants without the lock. json.dumps without an indent runs the C encoder,
+        # which walks the whole state without giving up the GIL, so no key is added meanwhile (with an indent it walks
+        # the dicts in Python, and a key added meanwhile raised "dictionary changed size during iteration").
+        text = json.dumps(state)
         temporary = path.with_suffix(".tmp")
         temporary.write_text(text)
         temporary.replace(path)
