@@ -99,7 +99,7 @@ Bytes encode_transaction(const model::Transaction& tx, bool allow_witness)
 Decoded<model::Transaction> decode_transaction(std::span<const uint8_t> data, bool allow_witness)
 {
     return decode_object<model::Transaction>(data, [allow_witness](SpanReader& reader, model::Transaction& tx) {
-        UnserializeTransaction(reader, tx, allow_witness);
+        reader >> TxWithWitness{tx, allow_witness};  // the wrapper's read, as encode_transaction uses its write
     });
 }
 
