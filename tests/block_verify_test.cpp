@@ -59,6 +59,11 @@ TEST(CompactTarget, DecodesSizeMantissaSignAndOverflow)
     EXPECT_TRUE(crypto::decode_compact_target(0x22000100).overflow);
     EXPECT_TRUE(crypto::decode_compact_target(0x21010000).overflow);
     EXPECT_FALSE(crypto::decode_compact_target(0x20010000).overflow);
+    // The largest word each of sizes 33 and 34 holds is the boundary of its test (Core: nWord > 0xffff, > 0xff).
+    EXPECT_FALSE(crypto::decode_compact_target(0x2100ffff).overflow);
+    EXPECT_FALSE(crypto::decode_compact_target(0x220000ff).overflow);
+    EXPECT_EQ(crypto::decode_compact_target(0x2100ffff).target, target_of({{30, 0xff}, {31, 0xff}}));
+    EXPECT_EQ(crypto::decode_compact_target(0x220000ff).target, target_of({{31, 0xff}}));
     EXPECT_EQ(crypto::decode_compact_target(0x22000001).target, target_of({{31, 0x01}}));
     // Mainnet's proof-of-work limit, nBits 1d00ffff: 0x00000000ffff0000...
     EXPECT_EQ(crypto::decode_compact_target(0x1d00ffff).target, target_of({{26, 0xff}, {27, 0xff}}));
