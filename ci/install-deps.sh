@@ -13,6 +13,7 @@ packages=(
   libssl-dev libsecp256k1-dev                            # SHA-256 (OpenSSL), EC key decompression
   python3-dev python3-pip                                # python-bitcoinlib peer: embedded libpython, pip
   chromium                                               # make test's HTML page test (ctest html_report)
+  ccache                                                 # make mutate: a header mutant's restore rebuilds from cache
 )
 
 # The rust-bitcoin and btcd peers (differential/oracles/) need cargo and go, which the project's machines
