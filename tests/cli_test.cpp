@@ -91,6 +91,24 @@ TEST(Cli, InspectHexInputs)
         ASSERT_EQ(run.exit_status, 0) << run.err;
         EXPECT_EQ(parse_json(run.out)["optimized"]["size"].text, "80");
     }
+    {
+        // One transaction's undo, two coins with empty scripts: height 1 from a coinbase (code 1*2+1), height 2 not
+        // (code 2*2); each: the code, the ignored version VarInt 0, amount 0, script size 6 + 0 (raw, empty).
+        const CliRun run = run_cli("inspect block_undo --hex 01020300000604000006");
+        ASSERT_EQ(run.exit_status, 0) << run.err;
+        const JsonValue result = parse_json(run.out);
+        EXPECT_TRUE(result["agree"].boolean);
+        for (const char* side_name : {"optimized", "reference"}) {
+            SCOPED_TRACE(side_name);
+            const JsonValue& coins = result[side_name]["value"]["txundo"].items.at(0)["prevouts"];
+            ASSERT_EQ(coins.items.size(), 2u);
+            for (size_t i = 0; i < 2; ++i) {
+                EXPECT_EQ(coins.items[i]["height"].text, std::to_string(i + 1));
+                EXPECT_EQ(coins.items[i]["coinbase"].kind, JsonValue::Kind::Bool);
+                EXPECT_EQ(coins.items[i]["coinbase"].boolean, i == 0);
+            }
+        }
+    }
 }
 
 TEST(Cli, DecodingErrorsExitOneWithJson)
