@@ -442,7 +442,7 @@ class Report(CoreTree):
     def test_first_measured_and_after_strengthening(self):
         # --triage: the run's own triage file; "fixed" survivors count as killed only in the second number.
         state = quiet(mutate.plan, arguments(files=["serialize/streams.h"]), None, None, mutate.SerdiffSubject(),
-                      stub_generator(4))
+                      stub_generator(5))  # the fifth stays pending until the end
         ids = [m["id"] for m in state["mutants"][:4]]
         state["mutants"][0].update(status="killed", phase="replay", target="prevector", check="x", seconds=0.1,
                                    elapsed=60.0)
@@ -467,6 +467,18 @@ class Report(CoreTree):
         self.assertIn("- cost: 0.3 job-hours (each done mutant's TCE, build, replay and fuzzing, summed; its last run "
                       "only, job setup not counted), 4.0 job-minutes per valid non-equivalent mutant", text)
         self.assertNotIn("tools/mutate/triage.tsv", text)
+        self.assertNotIn("- by suite", text)  # one suite (unrecorded here): nothing to compare
+        # A resumed run's two suites: each one's kills and cost, an invalid mutant's time counted in its suite's.
+        state["mutants"][0]["suite"] = "aaa1111"
+        for m in state["mutants"][1:4]:
+            m["suite"] = "bbb2222"
+        state["mutants"][4].update(status="invalid", elapsed=120.0, suite="bbb2222")
+        quiet(mutate.write_report, state, out)
+        text, summary = (out / "report.md").read_text(), json.loads((out / "report.json").read_text())
+        self.assertEqual(summary["per_suite"], {
+            "aaa1111": {"killed": 1, "valid": 1, "job_seconds": 60, "job_minutes_per_valid": 1.0},
+            "bbb2222": {"killed": 0, "valid": 3, "job_seconds": 1020, "job_minutes_per_valid": 5.67}})
+        self.assertIn("aaa1111: 1/1 killed, 1.0 job-minutes; bbb2222: 0/3 killed, 5.67 job-minutes", text)
         # A run given --triage records it, so a later report without the option reads the same file.
         mutate.TRIAGE_OVERRIDE = None
         state["config"]["triage"] = "tools/mutate/triage-heldout.tsv"

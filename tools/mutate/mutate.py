@@ -1307,8 +1307,14 @@ def summarize(state):
     killed = [m for m in scored if m["status"] == "killed"]
     kill_times = [m["seconds"] for m in killed]
     job_seconds = sum(m.get("elapsed", 0) for m in done)
-    per_file, per_operator, per_directory = {}, {}, {}
+    per_file, per_operator, per_directory, per_suite = {}, {}, {}, {}
     for m in done:
+        # The commit each mutant ran against: its kills and its cost (every done mutant's time, invalid ones too,
+        # over the suite's valid non-equivalent count), so a resumed run's halves can be compared.
+        row = per_suite.setdefault(m.get("suite", "unrecorded"), {"killed": 0, "valid": 0, "job_seconds": 0.0})
+        row["killed"] += m["status"] == "killed"
+        row["valid"] += m["status"] in ("killed", "survived")
+        row["job_seconds"] += m.get("elapsed", 0)
         keys = [(per_file, m["file"]), (per_operator, m["operator"])]
         if directory_of(m["file"]):
             keys.append((per_directory, directory_of(m["file"])))
@@ -1344,6 +1350,10 @@ def summarize(state):
         "job_seconds": round(job_seconds),
         "job_minutes_per_valid": round(job_seconds / 60 / len(scored), 2) if scored else None,
         "per_file": per_file, "per_operator": per_operator,
+        "per_suite": {suite: {**row, "job_seconds": round(row["job_seconds"]),
+                              "job_minutes_per_valid": round(row["job_seconds"] / 60 / row["valid"], 2)
+                              if row["valid"] else None}
+                      for suite, row in per_suite.items()},
         # serialize/, model/, crypto/: each with its own score (absent for the Core subject)
         "per_directory": {d: {**row, "score": round(100.0 * row["killed"] / (row["killed"] + row["survived"]), 1)
                               if row["killed"] + row["survived"] else None}
@@ -1453,15 +1463,12 @@ def write_report(state, out, prefix=""):
         f"- score without the {summary['survivors_triaged']['equivalent']} survivors triaged equivalent "
         f"({summary['triage_file']}): {summary['score_without_triaged_equivalent']}%",
     ]
-    suites = {}
-    for m in summary["mutants"]:
-        if m["status"] in ("killed", "survived"):
-            row = suites.setdefault(m.get("suite", "unrecorded"), [0, 0])
-            row[0] += m["status"] == "killed"
-            row[1] += 1
+    suites = summary["per_suite"]
     if len(suites) > 1:
-        lines.append("- by suite (the commit each mutant ran against): " + "; ".join(
-            f"{suite}: {killed}/{total} killed" for suite, (killed, total) in suites.items()))
+        lines.append("- by suite (the commit each mutant ran against; job-minutes per valid non-equivalent mutant "
+                     "counts every done mutant's time): " + "; ".join(
+                         f"{suite}: {row['killed']}/{row['valid']} killed, {row['job_minutes_per_valid']} job-minutes"
+                         for suite, row in suites.items()))
     if summary["job_minutes_per_valid"] is not None:
         lines.append(f"- cost: {summary['job_seconds'] / 3600:.1f} job-hours (each done mutant's TCE, build, replay "
                      f"and fuzzing, summed; its last run only, job setup not counted), "
