@@ -88,6 +88,11 @@ model::uint256 leaf(uint8_t n)
 TEST(MerkleRoot, PairsLevelsDuplicatesTheOddLastAndFlagsTheMutation)
 {
     bool mutated = true;
+    // The empty list: root zero, the flag cleared, and no flag asked for is no flag written.
+    EXPECT_EQ(crypto::merkle_root({}, &mutated), model::uint256{});
+    EXPECT_FALSE(mutated);
+    EXPECT_EQ(crypto::merkle_root({}), model::uint256{});
+    mutated = true;
     EXPECT_EQ(crypto::merkle_root({leaf(1)}, &mutated), leaf(1));
     EXPECT_FALSE(mutated);
     const model::uint256 ab = crypto::sha256d(leaf(1).bytes, leaf(2).bytes);
