@@ -1,5 +1,5 @@
-// model/json.h's string quoting, byte for byte: the CLI's `inspect` output, test failures and mismatch reports
-// carry their error texts and peer names through it. The CLI tests parse that output, and a parser reads
+// model/json.h's string quoting, byte for byte: the CLI's `inspect` output and mismatch reports carry their error
+// texts and peer names through it. The CLI tests parse that output, and a parser reads
 // "\u0061" as "a", so only the exact text shows an escape where none belongs.
 #include <gtest/gtest.h>
 
@@ -21,7 +21,7 @@ TEST(Json, QuoteEscapesQuotesBackslashesAndControlCharactersOnly)
     EXPECT_EQ(json_quote(std::string("\x00\x01\x1f\r", 4)), "\"\\u0000\\u0001\\u001f\\u000d\"");
     EXPECT_EQ(json_quote("\x20\x7f"), "\" \x7f\"");
     // Bytes from 0x80 up pass through unchanged (UTF-8 stays UTF-8): char is signed here, and a negative char
-    // printed with %04x would be \uffffffc3.
+    // printed with %04x into the 8-byte buffer would come out as a cut-off \ufffff.
     EXPECT_EQ(json_quote("caf\xc3\xa9 \xff"), "\"caf\xc3\xa9 \xff\"");
 }
 

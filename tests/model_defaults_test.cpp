@@ -1,7 +1,7 @@
-// A value-initialised model object is the null one: every integer zero, every hash zero, every container
-// empty (Core's SetNull for a block header). Tests and callers build records from `T{}` and set only the fields
-// they care about, so a default is part of what a record encodes to; checked here through the optimized
-// codecs against bytes written out by hand.
+// A value-initialised model object is serdiff's null record: every integer zero, every hash zero, every container
+// empty (for a block header that is Core's SetNull; Core's other defaults differ: a CTxIn's sequence is final).
+// Tests and callers build records from `T{}` and set only the fields they care about, so a default is part of
+// what a record encodes to; checked here through the optimized codecs against bytes written out by hand.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
@@ -442,7 +443,7 @@ class Report(CoreTree):
     def test_first_measured_and_after_strengthening(self):
         # --triage: the run's own triage file; "fixed" survivors count as killed only in the second number.
         state = quiet(mutate.plan, arguments(files=["serialize/streams.h"]), None, None, mutate.SerdiffSubject(),
-                      stub_generator(5))  # the fifth stays pending until the end
+                      stub_generator(6))  # the fifth and sixth stay pending until the end
         ids = [m["id"] for m in state["mutants"][:4]]
         state["mutants"][0].update(status="killed", phase="replay", target="prevector", check="x", seconds=0.1,
                                    elapsed=60.0)
@@ -473,16 +474,44 @@ class Report(CoreTree):
         for m in state["mutants"][1:4]:
             m["suite"] = "bbb2222"
         state["mutants"][4].update(status="invalid", elapsed=120.0, suite="bbb2222")
+        state["mutants"][5].update(status="invalid", elapsed=30.0, suite="ccc3333")  # no valid mutant: not printed
         quiet(mutate.write_report, state, out)
         text, summary = (out / "report.md").read_text(), json.loads((out / "report.json").read_text())
         self.assertEqual(summary["per_suite"], {
             "aaa1111": {"killed": 1, "valid": 1, "job_seconds": 60, "job_minutes_per_valid": 1.0},
-            "bbb2222": {"killed": 0, "valid": 3, "job_seconds": 1020, "job_minutes_per_valid": 5.67}})
-        self.assertIn("aaa1111: 1/1 killed, 1.0 job-minutes; bbb2222: 0/3 killed, 5.67 job-minutes", text)
+            "bbb2222": {"killed": 0, "valid": 3, "job_seconds": 1020, "job_minutes_per_valid": 5.67},
+            "ccc3333": {"killed": 0, "valid": 0, "job_seconds": 30, "job_minutes_per_valid": None}})
+        self.assertIn("aaa1111: 1/1 killed, 1.0 job-minutes; bbb2222: 0/3 killed, 5.67 job-minutes\n", text)
         # A run given --triage records it, so a later report without the option reads the same file.
         mutate.TRIAGE_OVERRIDE = None
         state["config"]["triage"] = "tools/mutate/triage-heldout.tsv"
         self.assertEqual(mutate.triage_of(state), mutate.ROOT / "tools/mutate/triage-heldout.tsv")
+
+    def test_not_reached_counts_survivors_only_and_ctest_kills_apart(self):
+        # UNIT=1: a mutant no fuzz target reaches keeps not_reached when ctest kills it; "survived (N not reached)"
+        # counts survivors only, and the killed ones are counted apart.
+        state = quiet(mutate.plan, arguments(files=["crypto/block_check.cpp"]), None, None, mutate.SerdiffSubject(),
+                      stub_generator(3))
+        state["config"]["unit"] = True
+        unreached = dict(reach="not linked", targets=[], not_reached=True, elapsed=60.0)
+        state["mutants"][0].update(status="survived", detail="not reached", **unreached)
+        state["mutants"][1].update(status="killed", phase="unit", target="ctest", check="unit: T.t", seconds=5.0,
+                                   unit_killed=True, **unreached)
+        state["mutants"][2].update(status="killed", phase="unit", target="ctest", check="unit: T.t", seconds=5.0,
+                                   unit_killed=True, reach="line", targets=["block"], elapsed=60.0)
+        out = Path(tempfile.mkdtemp(prefix="mutate-test-unit-"))
+        self.addCleanup(shutil.rmtree, out)
+        quiet(mutate.write_report, state, out)
+        text, summary = (out / "report.md").read_text(), json.loads((out / "report.json").read_text())
+        self.assertEqual((summary["survived"], summary["survived_not_reached"], summary["killed_not_reached"]),
+                         (1, 1, 1))
+        self.assertEqual(summary["per_directory"]["crypto/"]["not_reached"], 1)
+        self.assertIn("survived 1 (1 not reached", text)
+        self.assertIn("- ctest alone (UNIT=1) kills 2 of 3; 1 of the killed are mutants no fuzz target reaches", text)
+        log = io.StringIO()
+        with contextlib.redirect_stderr(log), contextlib.redirect_stdout(log):
+            mutate.progress(state, state["mutants"], time.time(), 0)
+        self.assertIn("killed 2 survived 1 (not reached 1)", log.getvalue())
 
     def test_import_keeps_every_first_measured_result(self):
         # IMPORT=: a held-out run continues from its committed report as RESUME=1 would: every result kept, survivors

@@ -1101,7 +1101,8 @@ def import_results(state, path):
 def progress(state, chosen, started_at, processed_now):
     done = [m for m in chosen if m["status"] != "pending"]
     count = lambda s: sum(1 for m in done if m["status"] == s)  # noqa: E731
-    unreached = sum(1 for m in done if m.get("not_reached"))
+    # Not reached is a kind of survivor: with UNIT=1 ctest can still kill a mutant no fuzz target reaches.
+    unreached = sum(1 for m in done if m["status"] == "survived" and m.get("not_reached"))
     remaining = len(chosen) - len(done)
     eta = "?"
     if processed_now:
@@ -1322,7 +1323,7 @@ def summarize(state):
             row = table.setdefault(key, {"killed": 0, "survived": 0, "not_reached": 0, "invalid": 0,
                                          "equivalent": 0, "error": 0})
             row[m["status"]] += 1
-            if m.get("not_reached"):
+            if m["status"] == "survived" and m.get("not_reached"):
                 row["not_reached"] += 1
     return {
         "config": state["config"], "generated": state["generated"],
@@ -1336,7 +1337,9 @@ def summarize(state):
         "killed_by_fuzzing": sum(1 for m in killed if m.get("phase") == "fuzz"),
         "killed_by_unit": sum(1 for m in killed if m.get("phase") == "unit"),
         "survived": len(scored) - len(killed),
-        "survived_not_reached": sum(1 for m in scored if m.get("not_reached")),
+        "survived_not_reached": sum(1 for m in scored if m["status"] == "survived" and m.get("not_reached")),
+        # UNIT=1: mutants no fuzz target reaches that ctest killed.
+        "killed_not_reached": sum(1 for m in killed if m.get("not_reached")),
         "survived_instantiation_only": sum(1 for m in scored if m.get("reach") == INSTANTIATION_ONLY
                                            and m["status"] == "survived"),
         "score": round(100.0 * len(killed) / len(scored), 1) if scored else None,
@@ -1463,7 +1466,8 @@ def write_report(state, out, prefix=""):
         f"- score without the {summary['survivors_triaged']['equivalent']} survivors triaged equivalent "
         f"({summary['triage_file']}): {summary['score_without_triaged_equivalent']}%",
     ]
-    suites = summary["per_suite"]
+    # Suites that ran a valid mutant (one that ran only invalid or equivalent ones has no score and no rate).
+    suites = {suite: row for suite, row in summary["per_suite"].items() if row["valid"]}
     if len(suites) > 1:
         lines.append("- by suite (the commit each mutant ran against; job-minutes per valid non-equivalent mutant "
                      "counts every done mutant's time): " + "; ".join(
@@ -1477,7 +1481,8 @@ def write_report(state, out, prefix=""):
         lines.append("- targets left out (their corpus fails on the unmutated tree): " + "; ".join(
             f"{target}: {why}" for target, why in sorted(config["left_out_targets"].items())))
     if summary["unit_killed"] is not None:
-        lines.append(f"- ctest alone (UNIT=1) kills {summary['unit_killed']} of {summary['valid_non_equivalent']}")
+        lines.append(f"- ctest alone (UNIT=1) kills {summary['unit_killed']} of {summary['valid_non_equivalent']}; "
+                     f"{summary['killed_not_reached']} of the killed are mutants no fuzz target reaches")
     if len(summary["per_directory"]) > 1 or any(d != "serialize/" for d in summary["per_directory"]):
         # A section per directory (serialize/, model/, crypto/), each with its own score and its files.
         lines += ["", "## By directory", "", table(score_rows(summary["per_directory"]), ("directory",) + header[1:])]
