@@ -1,6 +1,6 @@
 // model/json.h's string quoting, byte for byte: the CLI's `inspect` output and mismatch reports carry their error
-// texts and peer names through it. The CLI tests parse that output, and a parser reads
-// "\u0061" as "a", so only the exact text shows an escape where none belongs.
+// texts and peer names through it. The CLI tests parse that output, and a parser reads "\u0061" as "a", so only
+// the exact text shows an escape where none belongs.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -1098,11 +1098,16 @@ def import_results(state, path):
     return taken, changed, stray
 
 
+def survived_not_reached(m):
+    """Not reached, as counted, is a kind of survivor: with UNIT=1 ctest can still kill a mutant no fuzz target
+    reaches (it keeps its not_reached flag, counted apart as killed_not_reached)."""
+    return m["status"] == "survived" and bool(m.get("not_reached"))
+
+
 def progress(state, chosen, started_at, processed_now):
     done = [m for m in chosen if m["status"] != "pending"]
     count = lambda s: sum(1 for m in done if m["status"] == s)  # noqa: E731
-    # Not reached is a kind of survivor: with UNIT=1 ctest can still kill a mutant no fuzz target reaches.
-    unreached = sum(1 for m in done if m["status"] == "survived" and m.get("not_reached"))
+    unreached = sum(1 for m in done if survived_not_reached(m))
     remaining = len(chosen) - len(done)
     eta = "?"
     if processed_now:
@@ -1310,12 +1315,12 @@ def summarize(state):
     job_seconds = sum(m.get("elapsed", 0) for m in done)
     per_file, per_operator, per_directory, per_suite = {}, {}, {}, {}
     for m in done:
-        # The commit each mutant ran against: its kills and its cost (every done mutant's time, invalid ones too,
-        # over the suite's valid non-equivalent count), so a resumed run's halves can be compared.
-        row = per_suite.setdefault(m.get("suite", "unrecorded"), {"killed": 0, "valid": 0, "job_seconds": 0.0})
-        row["killed"] += m["status"] == "killed"
-        row["valid"] += m["status"] in ("killed", "survived")
-        row["job_seconds"] += m.get("elapsed", 0)
+        # The commit each mutant ran against: its kills and its cost (every done mutant's time, invalid and
+        # equivalent ones too, over the suite's valid non-equivalent count), so a resumed run's legs can be compared.
+        suite_row = per_suite.setdefault(m.get("suite", "unrecorded"), {"killed": 0, "valid": 0, "job_seconds": 0.0})
+        suite_row["killed"] += m["status"] == "killed"
+        suite_row["valid"] += m["status"] in ("killed", "survived")
+        suite_row["job_seconds"] += m.get("elapsed", 0)
         keys = [(per_file, m["file"]), (per_operator, m["operator"])]
         if directory_of(m["file"]):
             keys.append((per_directory, directory_of(m["file"])))
@@ -1323,8 +1328,7 @@ def summarize(state):
             row = table.setdefault(key, {"killed": 0, "survived": 0, "not_reached": 0, "invalid": 0,
                                          "equivalent": 0, "error": 0})
             row[m["status"]] += 1
-            if m["status"] == "survived" and m.get("not_reached"):
-                row["not_reached"] += 1
+            row["not_reached"] += survived_not_reached(m)
     return {
         "config": state["config"], "generated": state["generated"],
         "generated_per_file": state["generated_per_file"], "dropped": state["dropped"],
@@ -1337,7 +1341,7 @@ def summarize(state):
         "killed_by_fuzzing": sum(1 for m in killed if m.get("phase") == "fuzz"),
         "killed_by_unit": sum(1 for m in killed if m.get("phase") == "unit"),
         "survived": len(scored) - len(killed),
-        "survived_not_reached": sum(1 for m in scored if m["status"] == "survived" and m.get("not_reached")),
+        "survived_not_reached": sum(1 for m in scored if survived_not_reached(m)),
         # UNIT=1: mutants no fuzz target reaches that ctest killed.
         "killed_not_reached": sum(1 for m in killed if m.get("not_reached")),
         "survived_instantiation_only": sum(1 for m in scored if m.get("reach") == INSTANTIATION_ONLY
