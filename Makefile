@@ -8,8 +8,8 @@ ENGINE ?= libfuzzer
 # The code under test (docs/core.md): serdiff (serialize/) or core (Bitcoin Core's source: CORE_SRC=DIR, a Core
 # checkout, or without it the pinned sdist fetched into build/core-source). CORE_SRC alone means SUBJECT=core.
 CORE_SRC ?=
-SUBJECT ?= $(if $(CORE_SRC),core,serdiff)
-SUBJECT_ARGS = --subject $(SUBJECT) --core-src "$(CORE_SRC)"
+SUBJECT ?= $(if $(CORE_SRC)$(CORE_BASE),core,serdiff)
+SUBJECT_ARGS = --subject $(SUBJECT) --core-src "$(CORE_SRC)" --core-base "$(CORE_BASE)"
 TARGETS ?=
 MINIMIZE_SECONDS ?= 30
 TRIAGE_CHECK_TIME ?= 30
@@ -33,6 +33,7 @@ help:
 	@echo "make corpora  regenerate the committed seeds and dictionaries (tools/corpus_gen)"
 	@echo "make test-planted   build each planted bug and show its fuzz target finds it (PLANTED='a b', PLANTED_BUDGET=120 s)"
 	@echo "             SUBJECT=core [CORE_SRC=DIR]: the defects planted in Bitcoin Core's own files (tests/planted/core/)"
+	@echo "             SUBJECT=core BASE_ONLY=1: the changes only HEAD vs BASE sees (tests/planted/core-base/), the tree as BASE"
 	@echo "make review-core CORE_SRC=DIR [BASE=REV] [TIME=10]   review a Core serialization change: fuzz, replay, changed-line coverage, mutants, BASE/HEAD bench, verdict + HTML (docs/review.md)"
 	@echo "make mutate   mutation analysis of serialize/, model/, crypto/: FILES='serialize/x.h serialize/' SAMPLE=N SEED=1 TIME=60 JOBS=1 RESUME=1 REFRESH_COVERAGE=1 RERUN_SURVIVORS=1 RERUN='file#n' UNIT=1 ONLY='file#n' LINES='file:1,5-9' MUTATE_OUT=dir TRIAGE_FILE=f IMPORT=report.json PLAN_REV=rev (docs/mutation.md)"
 	@echo "             SUBJECT=core [CORE_SRC=DIR]: of Bitcoin Core's own serialization files (FILES='streams.h', relative to src/)"
@@ -117,7 +118,7 @@ PLANTED_FROM_NOTHING ?=
 .PHONY: test-planted coverage
 test-planted: deps
 	@python3 tools/fuzz/planted.py run --budget $(PLANTED_BUDGET) --bugs "$(PLANTED)" --jobs $(JOBS) \
-	  $(if $(PLANTED_FROM_NOTHING),--from-nothing) $(SUBJECT_ARGS)
+	  $(if $(PLANTED_FROM_NOTHING),--from-nothing) $(if $(BASE_ONLY),--base-only) $(SUBJECT_ARGS)
 
 # Review of a Bitcoin Core serialization change (docs/review.md): CORE_SRC=DIR, a git checkout (never written);
 # BASE=REV (default: the merge-base of HEAD with the upstream or default branch, else HEAD~1); TIME s of fuzzing

@@ -16,12 +16,16 @@ namespace serdiff::differential {
 // malloc hook can read it without allocating. Volatile: the hook reads it from inside malloc, which a compiler
 // may assume reads no program state (gcc dropped the increment and decrement around a malloc without it).
 inline thread_local volatile int peer_depth = 0;
+// In BASE's shared object (fuzz_targets/base_entry.cpp): the fuzz binary's peer_depth, set by serdiff_base_run, so the
+// binary's hook, which judges BASE's allocations too, sees BASE's exemptions. Null everywhere else.
+inline volatile int* host_peer_depth = nullptr;
 
 // While alive, this thread's allocations are a peer's (not judged by the allocation bound).
 class PeerAllocations {
 public:
-    PeerAllocations() { peer_depth = peer_depth + 1; }
-    ~PeerAllocations() { peer_depth = peer_depth - 1; }
+    PeerAllocations() { depth() = depth() + 1; }
+    ~PeerAllocations() { depth() = depth() - 1; }
+    static volatile int& depth() { return host_peer_depth != nullptr ? *host_peer_depth : peer_depth; }
     PeerAllocations(const PeerAllocations&) = delete;
     PeerAllocations& operator=(const PeerAllocations&) = delete;
 };

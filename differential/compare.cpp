@@ -74,7 +74,14 @@ std::string describe_text_difference(const std::string& optimized, const std::st
 void compare_traces(std::string_view label, const Trace& optimized, const Trace& reference,
                     std::span<const uint8_t> input)
 {
+    if (observing()) observe_trace(label, optimized, reference);
     if (optimized == reference) return;
+    report_trace_difference(label, optimized, reference, input);
+}
+
+void report_trace_difference(std::string_view label, const Trace& optimized, const Trace& reference,
+                             std::span<const uint8_t> input)
+{
     size_t first = 0;
     while (first < optimized.size() && first < reference.size() && optimized[first] == reference[first]) ++first;
     std::string details = "first differing read: " + std::to_string(first) + "\n";
@@ -112,8 +119,14 @@ void report_mismatch(std::string_view label, std::string_view what, std::string_
 void compare_bytes(std::string_view label, std::span<const uint8_t> optimized, std::span<const uint8_t> reference,
                    std::span<const uint8_t> input)
 {
-    std::string difference = describe_byte_difference(optimized, reference);
-    if (!difference.empty()) report_mismatch(label, "bytes differ", difference, input);
+    observe(label, optimized, &reference);
+    if (!bytes_equal(optimized, reference)) report_bytes_difference(label, optimized, reference, input);
+}
+
+void report_bytes_difference(std::string_view label, std::span<const uint8_t> optimized,
+                             std::span<const uint8_t> reference, std::span<const uint8_t> input)
+{
+    report_mismatch(label, "bytes differ", describe_byte_difference(optimized, reference), input);
 }
 
 }  // namespace serdiff::differential

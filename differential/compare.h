@@ -14,6 +14,7 @@
 #include "model/decoded.h"
 #include "model/json.h"
 #include "model/model.h"
+#include "differential/observe.h"
 
 namespace serdiff::differential {
 
@@ -74,7 +75,11 @@ SERDIFF_NO_COVERAGE inline bool bytes_equal(std::span<const uint8_t> left, std::
     return left.size() == right.size() && (left.empty() || std::memcmp(left.data(), right.data(), left.size()) == 0);
 }
 
-// Byte strings must be identical.
+// The report of two byte strings that differ (compare_bytes after its check; records nothing).
+[[noreturn]] void report_bytes_difference(std::string_view label, std::span<const uint8_t> optimized,
+                                          std::span<const uint8_t> reference, std::span<const uint8_t> input);
+
+// Byte strings must be identical. The subject's bytes are observed (differential/observe.h) either way.
 void compare_bytes(std::string_view label, std::span<const uint8_t> optimized, std::span<const uint8_t> reference,
                    std::span<const uint8_t> input);
 template <typename MakeLabel>
@@ -82,8 +87,9 @@ template <typename MakeLabel>
 void compare_bytes(const MakeLabel& label, std::span<const uint8_t> optimized, std::span<const uint8_t> reference,
                    std::span<const uint8_t> input)
 {
+    observe(label, optimized, &reference);
     if (bytes_equal(optimized, reference)) return;
-    compare_bytes(std::string_view(label_text(label)), optimized, reference, input);
+    report_bytes_difference(label_text(label), optimized, reference, input);
 }
 
 // Printable form of a decoded value: integers in decimal and hex, model types as JSON.
@@ -104,6 +110,25 @@ std::string describe_text_difference(const std::string& optimized, const std::st
 
 // One printed line per step of a read program (value and position, or the error that ended it).
 using Trace = std::vector<std::string>;
+// A trace observed as one entry, its steps one per line (the reference's beside it in a labelled run).
+template <typename Label>
+void observe_trace(const Label& label, const Trace& optimized, const Trace& reference)
+{
+    const auto joined = [](const Trace& trace) {
+        std::string out;
+        for (const std::string& line : trace) out += line + "\n";
+        return out;
+    };
+    const std::string subject_steps = joined(optimized);
+    const std::span<const uint8_t> value(reinterpret_cast<const uint8_t*>(subject_steps.data()), subject_steps.size());
+    if (!observations()->labelled) return observe(label, value);
+    const std::string reference_steps = joined(reference);
+    const std::span<const uint8_t> reference_value(reinterpret_cast<const uint8_t*>(reference_steps.data()),
+                                                   reference_steps.size());
+    observe(label, value, &reference_value);
+}
+[[noreturn]] void report_trace_difference(std::string_view label, const Trace& optimized, const Trace& reference,
+                                          std::span<const uint8_t> input);
 // The traces of an optimized and the reference reader must be equal; the report shows the first step
 // where they part and the last step they shared.
 void compare_traces(std::string_view label, const Trace& optimized, const Trace& reference,
@@ -113,8 +138,9 @@ template <typename MakeLabel>
 void compare_traces(const MakeLabel& label, const Trace& optimized, const Trace& reference,
                     std::span<const uint8_t> input)
 {
+    if (observing()) observe_trace(label, optimized, reference);
     if (optimized == reference) return;
-    compare_traces(label_text(label), optimized, reference, input);
+    report_trace_difference(label_text(label), optimized, reference, input);
 }
 
 // What "the two sides agree on a decoding" means, for the fuzz targets and `serdiff inspect` alike: the first
@@ -134,6 +160,20 @@ template <typename T, typename Label>
 void compare_decoded(const Label& label, const model::Decoded<T>& optimized, const model::Decoded<T>& reference,
                      std::span<const uint8_t> input)
 {
+    // Observed: accept/reject, the error, the bytes consumed (the value is compared with the reference's, so a BASE
+    // that decodes another value stops at its own mismatch, which its record then holds).
+    if (observing()) {
+        const auto outcome = [](const model::Decoded<T>& decoded) {
+            return decoded.ok ? "accepted, consumed " + std::to_string(decoded.consumed) : "rejected: " + decoded.error;
+        };
+        const std::string subject_outcome = outcome(optimized);
+        const std::string reference_outcome = outcome(reference);
+        const std::span<const uint8_t> reference_value(reinterpret_cast<const uint8_t*>(reference_outcome.data()),
+                                                       reference_outcome.size());
+        observe(label, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(subject_outcome.data()),
+                                                subject_outcome.size()),
+                &reference_value);
+    }
     const std::string_view difference = first_decoded_difference(optimized, reference);
     if (difference.empty()) return;
     auto outcome = [](const model::Decoded<T>& decoded) {

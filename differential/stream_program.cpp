@@ -700,6 +700,8 @@ Trace trace_reference(std::span<const uint8_t> data, const StreamProgram& progra
 void compare_position(std::string_view writer, size_t index, const StreamStep& step, uint64_t optimized,
                       uint64_t reference, std::span<const uint8_t> input)
 {
+    observe_number([writer, index] { return "primitive_stream " + std::string(writer) + " position after write " + std::to_string(index); },
+                   optimized);
     if (optimized == reference) return;
     report_mismatch("primitive_stream " + std::string(writer), "position after a write differs",
                     "after operation #" + std::to_string(index) + " (" + stream_operation_name(step.write) +
@@ -897,6 +899,7 @@ void check_writers(const StreamProgram& program, const Bytes& expected, const st
         } catch (const std::exception& e) {
             error = e.what();
         }
+        observe_text("primitive_stream SpanWriter: what() of a write past the span", error);
         if (error.find("SpanWriter") == std::string::npos)
             report_mismatch("primitive_stream SpanWriter", "a write past the end of the span was not refused with a message naming it",
                             "span of " + std::to_string(short_target.size()) + " bytes for " +
@@ -1123,9 +1126,11 @@ void check_custom_width_refuses(const StreamStep& step, std::span<const uint8_t>
             subject::DataStream stream;
             try {
                 Serialize(stream, subject::Using<Formatter>(value));
-            } catch (const subject::CustomWidthRefusal&) {
+            } catch (const subject::CustomWidthRefusal& error) {
+                observe_text("primitive_stream CustomWidth: the refusal's what()", error.what());
                 return subject::written(stream).empty();
             }
+            observe("primitive_stream CustomWidth: a value that does not fit, written", subject::written(stream));
             return false;
         };
         if ((step.width < 8 && !refused(past_max)) || !refused(int64_t{-1} - static_cast<int64_t>(step.number % 128)))
@@ -1148,12 +1153,44 @@ void check_custom_width_refuses(const StreamStep& step, std::span<const uint8_t>
                         std::to_string(step.width) + " bytes, value " + std::to_string(past_max), input);
 }
 
+// What the subject writes (or the error it throws) for a negative value in the non-negative signed mode, observed
+// where the subject keeps that as its own rule (subject::divergences().negative_varint_written).
+void observe_negative_varint(const StreamStep& step)
+{
+    with_varint_type(step.kind, [&]<subject::VarIntMode Mode, typename I>() {
+        if constexpr (Mode == subject::VarIntMode::NonNegativeSigned) {
+            const I negative = static_cast<I>(-1 - static_cast<int>(step.number % 64));
+            subject::DataStream stream;
+            std::string outcome;
+            const auto written_hex = [&stream] {
+                const std::span<const uint8_t> bytes = subject::written(stream);
+                return model::to_hex(bytes.data(), bytes.size());
+            };
+            try {
+                subject::WriteVarInt<Mode, I>(stream, negative);
+                outcome = "wrote " + written_hex();
+            } catch (const std::exception& error) {
+                outcome = "threw \"" + std::string(error.what()) + "\" after " + written_hex();
+            }
+            observe_text([&] { return "primitive_stream VarInt: negative " + std::to_string(negative) + " (" +
+                                      model::int_kind_name(step.kind) + ") in the non-negative signed mode"; },
+                         outcome);
+        }
+    });
+}
+
 // A negative value written as a non-negative signed VarInt is a programming error: WriteVarInt must refuse it
 // with std::invalid_argument saying subject::kNegativeVarIntRefusal and write nothing (a negative would encode as a
 // huge unsigned number), as the reference's encoder refuses it.
 void check_negative_varint_refused(const StreamStep& step, std::span<const uint8_t> input)
 {
-    if (step.write != Op::VarInt || subject::divergences().negative_varint_written) return;
+    if (step.write != Op::VarInt) return;
+    if (subject::divergences().negative_varint_written) {
+        // Nothing to compare with the reference (the subject writes it; docs/divergences.md), but what it writes is
+        // observed: a HEAD that writes other bytes than its BASE for a negative value differs from BASE.
+        if (observing()) observe_negative_varint(step);
+        return;
+    }
     with_varint_type(step.kind, [&]<subject::VarIntMode Mode, typename I>() {
         if constexpr (Mode == subject::VarIntMode::NonNegativeSigned) {
             const I negative = static_cast<I>(-1 - static_cast<int>(step.number % 64));

@@ -3,6 +3,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <vector>
 #include <exception>
 #include <string>
 #include <unistd.h>
@@ -10,6 +12,7 @@
 #include "differential/allocation_bound.h"
 #include "differential/compare.h"
 #include "differential/subject.h"
+#include "fuzz_targets/base_abi.h"
 
 // The allocation bound of every fuzz binary (libFuzzer, AFL++, replay): while a target runs (run_target; the
 // engines' own start-up tables are larger), no single allocation of serdiff's own code may exceed
@@ -27,7 +30,7 @@ namespace {
 constexpr size_t kMaxSingleAllocation = size_t{16} << 20;
 thread_local bool target_running = false;  // an executable's TLS: reading it never allocates
 
-void bounded_malloc_hook(const volatile void*, size_t size)
+[[maybe_unused]] void bounded_malloc_hook(const volatile void*, size_t size)
 {
     if (size <= kMaxSingleAllocation || !target_running || differential::peer_depth != 0) return;
     // No allocation here (this runs inside malloc): the message is built in a fixed buffer.
@@ -47,11 +50,132 @@ void bounded_malloc_hook(const volatile void*, size_t size)
     std::abort();
 }
 
-void ignore_free(const volatile void*) {}
+[[maybe_unused]] void ignore_free(const volatile void*) {}
 
+#ifndef SERDIFF_BASE_LIBRARY  // BASE's shared object runs inside the fuzz binary, whose hook bounds BASE's allocations too
 [[maybe_unused]] const bool allocation_bound_installed =
     __sanitizer_install_malloc_and_free_hooks &&
     __sanitizer_install_malloc_and_free_hooks(bounded_malloc_hook, ignore_free) != 0;
+#endif
+
+#ifndef SERDIFF_BASE_LIBRARY
+// HEAD vs BASE (docs/core.md "BASE as a third side"): with a BASE shared object linked in (serdiff_base_run is
+// weak: null in every other binary), each input that HEAD ran through without a finding runs through BASE, and the
+// two observation records (differential/observe.h) must be equal. A difference is reported from a second, labelled
+// run of both, which names the comparison and shows HEAD's, BASE's and (where it compared) the reference's value.
+struct Labelled {
+    std::vector<std::span<const uint8_t>> entries;
+    std::vector<std::string> labels, references;
+};
+
+size_t first_difference(const std::vector<std::span<const uint8_t>>& head, const std::vector<std::span<const uint8_t>>& base)
+{
+    size_t i = 0;
+    while (i < head.size() && i < base.size() && differential::bytes_equal(head[i], base[i])) ++i;
+    return i;
+}
+
+Labelled base_labelled(const char* name, std::span<const uint8_t> input, int& status)
+{
+    serdiff_base_record record{};
+    status = serdiff_base_run(name, input.data(), input.size(), 1, &record, &differential::peer_depth);
+    Labelled out;
+    out.entries = differential::split_entries({record.entries, record.entries_size});
+    std::string_view rest(record.labels, record.labels_size);
+    while (!rest.empty()) {
+        const size_t label_end = rest.find('\0');
+        const size_t reference_end = rest.find('\0', label_end + 1);
+        out.labels.emplace_back(rest.substr(0, label_end));
+        out.references.emplace_back(rest.substr(label_end + 1, reference_end - label_end - 1));
+        rest.remove_prefix(reference_end + 1);
+    }
+    return out;
+}
+
+[[noreturn]] void report_base_difference(std::string_view name, TargetFunction target, std::span<const uint8_t> input,
+                                         const std::vector<uint8_t>& head_entries,
+                                         const std::vector<uint8_t>& base_entries, int base_status)
+{
+    // The labelled runs: labels are built only now. A check that runs once per process is not run again, so the
+    // first difference is looked for again in the labelled records, and the first run's index is the fallback.
+    const std::string target_name(name);
+    differential::Observations head_labelled;
+    head_labelled.labelled = true;
+    differential::set_observations(&head_labelled);
+    target(input);
+    differential::set_observations(nullptr);
+    int labelled_status = 0;
+    Labelled base = base_labelled(target_name.c_str(), input, labelled_status);
+    auto head = differential::split_entries(head_labelled.entries);
+    size_t index = first_difference(head, base.entries);
+    std::string label, reference;
+    std::span<const uint8_t> head_value, base_value;
+    bool head_has = false, base_has = false;
+    const auto at = [](const std::vector<std::string>& list, size_t i) { return i < list.size() ? list[i] : std::string(); };
+    if (index < head.size() || index < base.entries.size()) {
+        head_has = index < head.size();
+        base_has = index < base.entries.size();
+        if (head_has) head_value = head[index];
+        if (base_has) base_value = base.entries[index];
+        label = head_has ? at(head_labelled.labels, index) : at(base.labels, index);
+        if (head_has && base_has && at(base.labels, index) != label) label += "\n  (BASE: " + at(base.labels, index) + ")";
+        reference = head_has ? at(head_labelled.references, index) : at(base.references, index);
+    } else {
+        // Only the unlabelled runs differ (a once-per-process check): their entry, without its label.
+        const auto head_first = differential::split_entries(head_entries);
+        const auto base_first = differential::split_entries(base_entries);
+        index = first_difference(head_first, base_first);
+        head_has = index < head_first.size();
+        base_has = index < base_first.size();
+        if (head_has) head_value = head_first[index];
+        if (base_has) base_value = base_first[index];
+        label = "(a check the first input of this process ran; replay the input alone for its label)";
+    }
+    const std::string head_text = head_has ? differential::detail::render_value(head_value) : "(nothing more observed)";
+    const std::string base_text = base_has ? differential::detail::render_value(base_value) : "(nothing more observed)";
+    std::string agrees;
+    if (!reference.empty()) {
+        agrees = reference == head_text && reference == base_text ? "both"
+                 : reference == head_text                         ? "HEAD"
+                 : reference == base_text                         ? "BASE"
+                                                                  : "neither";
+    } else if (base_status == SERDIFF_BASE_MISMATCH && !base_has) {
+        agrees = "HEAD";
+    }
+    std::string details = "observation " + std::to_string(index) + " of the target: " + label + "\n";
+    details += "HEAD: " + head_text + "\nBASE: " + base_text + "\n";
+    if (!reference.empty()) details += "reference: " + reference + "\n";
+    else if (base_has && base_status == SERDIFF_BASE_MISMATCH && index + 1 == base.entries.size())
+        details += "reference: BASE differs from the reference here, HEAD agrees with it\n";
+    else details += "reference: not compared here (a rule of Core's own: docs/divergences.md)\n";
+    if (!agrees.empty()) details += "the reference agrees with: " + agrees + "\n";
+    if (head_has && base_has) details += differential::describe_byte_difference(head_value, base_value, "HEAD", "BASE");
+    differential::report_mismatch(std::string(name) + " (HEAD vs BASE)", "HEAD differs from BASE", details, input);
+}
+
+// Runs `target` through BASE after HEAD (whose record is `head`); reports the first difference.
+void compare_with_base(std::string_view name, TargetFunction target, std::span<const uint8_t> input,
+                       const differential::Observations& head)
+{
+    static std::string target_name;
+    target_name.assign(name);
+    serdiff_base_record record{};
+    const int status = serdiff_base_run(target_name.c_str(), input.data(), input.size(), 0, &record,
+                                        &differential::peer_depth);
+    if (status == SERDIFF_BASE_NO_TARGET) {
+        static bool said = false;
+        if (!said) std::fprintf(stderr, "serdiff fuzz: BASE has no target %s: HEAD is compared with the reference only\n",
+                                target_name.c_str());
+        said = true;
+        return;
+    }
+    if (status == SERDIFF_BASE_RAN && record.count == head.count && record.entries_size == head.entries.size() &&
+        (head.entries.empty() || std::memcmp(record.entries, head.entries.data(), head.entries.size()) == 0))
+        return;
+    const std::vector<uint8_t> base_entries(record.entries, record.entries + record.entries_size);
+    report_base_difference(name, target, input, head.entries, base_entries, status);
+}
+#endif
 }  // namespace
 
 std::map<std::string, Target, std::less<>>& registry()
@@ -100,6 +224,17 @@ void run_target(std::string_view name, TargetFunction target, std::span<const ui
     };
     try {
         const Running running;
+#ifndef SERDIFF_BASE_LIBRARY
+        if (serdiff_base_run != nullptr) {
+            static differential::Observations head;
+            head.clear();
+            differential::set_observations(&head);
+            target(input);
+            differential::set_observations(nullptr);
+            compare_with_base(name, target, input, head);
+            return;
+        }
+#endif
         target(input);
     } catch (const std::exception& error) {
         differential::report_mismatch(name, "uncaught exception (neither side may throw out of the codec)",

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <ios>
 #include <string_view>
+#include <typeinfo>
+
+#include "differential/observe.h"
 
 namespace serdiff::core_subject {
 
@@ -219,6 +222,10 @@ SERDIFF_CORE_NOT_COVERED bool same(const model::BlockUndo& value, const CBlockUn
 std::string error_text(const std::exception& error)
 {
     const std::string_view what = error.what();
+    // The seam maps Core's wording onto serdiff's (below), so a HEAD that throws another type or text than its BASE
+    // maps alike: the raw type and text are observed for the HEAD-vs-BASE comparison (differential/observe.h).
+    differential::observe_text("Core's exception before the seam maps it (type: what())",
+                               std::string(typeid(error).name()) + ": " + std::string(what));
     if (dynamic_cast<const std::ios_base::failure*>(&error)) {
         // std::ios_base::failure appends the error code's text (": iostream error"); Core's text comes first.
         const auto has = [what](std::string_view text) { return what.find(text) != std::string_view::npos; };

@@ -254,7 +254,7 @@ def main():
     subject.add_arguments(parser)
     arguments = parser.parse_args()
     wanted = [t for t in re.split(r"[,\s]+", arguments.targets) if t]
-    core = subject.select(arguments.subject, arguments.core_src) == "core"
+    core = subject.select(arguments.subject, arguments.core_src, arguments.core_base) == "core"
 
     bin_dir = build_binaries(arguments.jobs, core)
     binary, ceiling_binary = bin_dir / subject.binary_name("libfuzzer"), bin_dir / subject.binary_name("ceiling")

@@ -40,6 +40,11 @@ OUT = ROOT / "fuzz-out" / "planted"
 MANIFEST = ROOT / "tests" / "planted" / "bugs.tsv"
 CORE_DEFECTS = ROOT / "tests" / "planted" / "core"
 CORE_MANIFEST = CORE_DEFECTS / "defects.tsv"
+# --base-only: changes to Core that only a comparison of HEAD with its BASE can see (docs/core.md "BASE as a third
+# side"), each built as HEAD against the unplanted tree as BASE; a row whose expect is "quiet" (a behaviour-preserving
+# refactor) must report nothing.
+CORE_BASE_DEFECTS = ROOT / "tests" / "planted" / "core-base"
+CORE_BASE_MANIFEST = CORE_BASE_DEFECTS / "defects.tsv"
 CORE_COPIES = ROOT / "build" / "planted-core"      # <name>/src: the patched copies; current → the one built
 CORE_BUILD = ROOT / "build" / "planted-core-build"
 CORE_OUT = ROOT / "fuzz-out" / "planted-core"
@@ -102,21 +107,24 @@ def check():
     return 1 if problems or core_problems else 0
 
 
-def core_defects(strict=True):
-    """Every planted Core defect: name → {file (the Core file its patch changes), target, what, patch}."""
+def core_defects(strict=True, base_only=False):
+    """Every planted Core defect: name → {file (the Core file its patch changes), target, expect, what, patch}. The
+    BASE-only manifest has a fourth column, expect: "found" or "quiet" (a refactor that must report nothing)."""
+    manifest_path, directory = (CORE_BASE_MANIFEST, CORE_BASE_DEFECTS) if base_only else (CORE_MANIFEST, CORE_DEFECTS)
+    columns = 5 if base_only else 4
     defects = {}
-    for number, line in enumerate(CORE_MANIFEST.read_text().splitlines(), 1):
+    for number, line in enumerate(manifest_path.read_text().splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
         fields = line.split("\t")
-        if len(fields) != 4:
+        if len(fields) != columns or (base_only and fields[3] not in ("found", "quiet")):
             if strict:
-                sys.exit(f"planted: {CORE_MANIFEST.relative_to(ROOT)}:{number}: expected 4 tab-separated fields "
-                         f"(name, Core file, target, what)")
+                sys.exit(f"planted: {manifest_path.relative_to(ROOT)}:{number}: expected {columns} tab-separated "
+                         f"fields (name, Core file, target, {'expect (found or quiet), ' if base_only else ''}what)")
             continue
-        name, core_file, target, what = fields
+        name, core_file, target, what = fields[0], fields[1], fields[2], fields[-1]
         defects[name] = {"file": core_file, "target": target, "what": what,
-                         "patch": CORE_DEFECTS / f"{name}.patch"}
+                         "expect": fields[3] if base_only else "found", "patch": directory / f"{name}.patch"}
     return defects
 
 
@@ -131,20 +139,27 @@ def patch_facts(patch):
 
 
 def check_core():
-    """The Core defects' manifest and patches agree: a row per patch and a patch per row, each patch changing
+    """Both Core defect manifests agree with their patches."""
+    return check_core_manifest(False) + check_core_manifest(True)
+
+
+def check_core_manifest(base_only):
+    """A Core defects' manifest and patches agree: a row per patch and a patch per row, each patch changing
     exactly its row's Core file, its header naming that file and detector, the detector a real target."""
+    manifest_path, directory = (CORE_BASE_MANIFEST, CORE_BASE_DEFECTS) if base_only else (CORE_MANIFEST, CORE_DEFECTS)
+    columns = 5 if base_only else 4
     try:
-        defects = core_defects(strict=False)
+        defects = core_defects(strict=False, base_only=base_only)
     except OSError as error:
-        return [f"{shown(CORE_MANIFEST)}: {error}"]
+        return [f"{shown(manifest_path)}: {error}"]
     problems = []
-    lines = [line for line in CORE_MANIFEST.read_text().splitlines() if line.strip() and not line.startswith("#")]
-    problems += [f"{shown(CORE_MANIFEST)}: a row without 4 tab-separated fields: {line[:60]}"
-                 for line in lines if len(line.split("\t")) != 4]
-    patches = {p.stem for p in CORE_DEFECTS.glob("*.patch")}
-    problems += [f"{shown(CORE_DEFECTS)}/{name}.patch is not a row of {CORE_MANIFEST.name}"
+    lines = [line for line in manifest_path.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    problems += [f"{shown(manifest_path)}: a row without {columns} tab-separated fields: {line[:60]}"
+                 for line in lines if len(line.split("\t")) != columns]
+    patches = {p.stem for p in directory.glob("*.patch")}
+    problems += [f"{shown(directory)}/{name}.patch is not a row of {manifest_path.name}"
                  for name in sorted(patches - defects.keys())]
-    problems += [f"Core defect {name}: no {shown(CORE_DEFECTS)}/{name}.patch"
+    problems += [f"Core defect {name}: no {shown(directory)}/{name}.patch"
                  for name in defects if name not in patches]
     targets = {path.stem for path in (ROOT / "fuzz_targets").glob("*.cpp")} | set(object_target_names())
     for name, defect in defects.items():
@@ -211,7 +226,7 @@ def core_copy(name, tree, patch=None):
     return copy
 
 
-def build_core(copy, targets, jobs):
+def build_core(copy, targets, jobs, base=None):
     """core_fuzz_libfuzzer of build/planted-core-build, compiled from `copy`. The tree always compiles
     build/planted-core/current (a link to the copy), so its compile commands never change and only what a patch
     touches recompiles: the files whose contents differ from what the tree last compiled get a new
@@ -233,7 +248,8 @@ def build_core(copy, targets, jobs):
     state.unlink(missing_ok=True)  # a failed build leaves no record: the next one refreshes every file
     binary = configure_and_build(CORE_BUILD, ["-DSERDIFF_SUBJECTS=serdiff;core",
                                               f"-DSERDIFF_CORE_SRC={CORE_COPIES / 'current'}",
-                                              f"-DSERDIFF_FUZZ_ONLY_TARGETS={';'.join(sorted(set(targets)))}"],
+                                              f"-DSERDIFF_FUZZ_ONLY_TARGETS={';'.join(sorted(set(targets)))}",
+                                              f"-DSERDIFF_CORE_BASE_SRC={base or ''}"],
                                  "core_fuzz_libfuzzer", jobs)
     state.write_text(json.dumps(contents) + "\n")
     return binary
@@ -329,14 +345,18 @@ def hunt_each(bugs, targets, prepare, arguments, out, hint):
     return rows
 
 
-def report(rows, out, result):
-    """Writes and prints the table `result` of `rows`; 1 when a bug was missed."""
+def report(rows, out, result, quiet=()):
+    """Writes and prints the table `result` of `rows`; 1 when a bug was missed, or one of `quiet` (a change that
+    must report nothing) reported something."""
     (out / "table.md").write_text(result + "\n")
     log("\n" + result)
-    missed = [r["bug"] for r in rows if not r["detected"]]
-    log(f"\nplanted: {len(rows) - len(missed)}/{len(rows)} found" + (f"; MISSED: {' '.join(missed)}" if missed else "")
+    missed = [r["bug"] for r in rows if not r["detected"] and r["bug"] not in quiet]
+    noisy = [r["bug"] for r in rows if r["detected"] and r["bug"] in quiet]
+    found = len(rows) - len(missed) - len(noisy)
+    log(f"\nplanted: {found}/{len(rows)} as expected" + (f"; MISSED: {' '.join(missed)}" if missed else "")
+        + (f"; REPORTED on a change that must report nothing: {' '.join(noisy)}" if noisy else "")
         + f" (table in {(out / 'table.md').relative_to(ROOT)})")
-    return 1 if missed else 0
+    return 1 if missed or noisy else 0
 
 
 def run(arguments):
@@ -349,17 +369,20 @@ def run(arguments):
 def run_core(arguments):
     """make test-planted SUBJECT=core: the unplanted tree must stay quiet on every detector target for
     --control seconds (else a defect's detection would mean nothing), then each defect is hunted."""
-    defects = core_defects()
+    defects = core_defects(base_only=arguments.base_only)
     names = selected(arguments.bugs, defects, "Core defect")
     targets = {name: defects[name]["target"] for name in names}
     tree = subject.core_tree(subject.core_src(), "planted")
+    # --base-only: every copy is HEAD and the unplanted tree is its BASE (the control: the tree against itself).
+    base = tree if arguments.base_only else None
+    quiet = [name for name in names if defects[name]["expect"] == "quiet"]
     for name in names:  # every patch must apply before anything is built
         apply_patch(defects[name]["patch"], tree, tree, dry_run=True)
     log(f"planted: {len(names)} Core defect(s), each patched into a copy of {tree}/src under "
         f"{CORE_COPIES.relative_to(ROOT)}/, built in {CORE_BUILD.relative_to(ROOT)}")
     log(f"planted: building the unplanted tree ({', '.join(sorted(set(targets.values())))}) ...")
     started = time.time()
-    binary = build_core(core_copy("unplanted", tree), targets.values(), arguments.jobs)
+    binary = build_core(core_copy("unplanted", tree), targets.values(), arguments.jobs, base)
     log(f"planted: built in {time.time() - started:.0f} s")
     absent = fuzz_run.absent_targets(binary)
     unbuilt = sorted({t for t in targets.values() if t not in fuzz_run.target_options(binary)})
@@ -379,13 +402,13 @@ def run_core(arguments):
             f"a finding in Core): a planted defect's detection there would prove nothing; stopping")
         return 1
     rows = hunt_each(names, targets, lambda name, target: build_core(
-        core_copy(name, tree, defects[name]["patch"]), targets.values(), arguments.jobs), arguments, CORE_OUT,
+        core_copy(name, tree, defects[name]["patch"]), targets.values(), arguments.jobs, base), arguments, CORE_OUT,
         CORE_BINARY_HINT)
     result = table(rows, ("defect", "Core file"), lambda r: defects[r["bug"]]["file"])
     if controls:
         result += "\n\nControl, the unplanted tree (" + str(tree) + "): " + "; ".join(
             f"{c['target']} quiet for {c['seconds']:.0f} s / {c['execs']} execs" for c in controls)
-    return report(rows, CORE_OUT, result)
+    return report(rows, CORE_OUT, result, quiet)
 
 
 BINARY_HINT = "build/planted/bin/serdiff_fuzz_libfuzzer (configured for that bug)"
@@ -405,9 +428,12 @@ def main():
     parser.add_argument("--control", type=int, default=30,
                         help="with --subject core: seconds each detector target fuzzes the unplanted tree first, "
                              "where a crash is a false positive (default 30; 0: none)")
+    parser.add_argument("--base-only", action="store_true",
+                        help="with --subject core: the changes of tests/planted/core-base/, which only a comparison "
+                             "with BASE can see, each built as HEAD with the unplanted tree as its BASE")
     subject.add_arguments(parser)
     arguments = parser.parse_args()
-    if subject.select(arguments.subject, arguments.core_src) == "core":
+    if subject.select(arguments.subject, arguments.core_src, "") == "core":
         return run_core(arguments)
     return run(arguments)
 

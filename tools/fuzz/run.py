@@ -480,7 +480,7 @@ def main():
     subject.add_arguments(parser)
     arguments = parser.parse_args()
     global OUT
-    if subject.select(arguments.subject, arguments.core_src) == "core":
+    if subject.select(arguments.subject, arguments.core_src, arguments.core_base) == "core":
         OUT = ROOT / "fuzz-out" / "core"  # the Core subject's findings apart from the serdiff subject's
     arguments.targets = [t for t in re.split(r"[,\s]+", arguments.targets) if t]
     arguments.jobs = max(1, arguments.jobs)

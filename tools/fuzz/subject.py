@@ -20,17 +20,60 @@ def core_src():
     return os.environ.get("SERDIFF_CORE_SRC", "")
 
 
+def core_base():
+    """The BASE Core tree the Core subject's binaries compare HEAD with (docs/core.md "BASE as a third side"): a
+    directory, "pinned", or "" (none)."""
+    return os.environ.get("SERDIFF_CORE_BASE", "")
+
+
+def export_base(tree, revision):
+    """`git archive` of `revision`'s src/ from the checkout `tree` into build/core-base/<commit>/src (the checkout is
+    never written; an export already there is reused). Returns the directory; exits 2 with git's words on failure."""
+    resolved = subprocess.run(["git", "-C", str(tree), "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"],
+                              capture_output=True, text=True)
+    if resolved.returncode != 0:
+        sys.exit(f"error: CORE_BASE={revision} is not a commit of {tree} (git rev-parse --verify fails)")
+    commit = resolved.stdout.strip()
+    destination = ROOT / "build" / "core-base" / commit
+    if (destination / ".complete").is_file():
+        return destination
+    subprocess.run(["rm", "-rf", str(destination)], check=True)
+    destination.mkdir(parents=True)
+    archive = subprocess.Popen(["git", "-C", str(tree), "archive", "--format=tar", commit, "src"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    extracted = subprocess.run(["tar", "-x", "-C", str(destination)], stdin=archive.stdout, capture_output=True)
+    archive.stdout.close()
+    if archive.wait() != 0 or extracted.returncode != 0:
+        sys.exit(f"error: git archive {commit} src in {tree} failed: "
+                 f"{archive.stderr.read().decode(errors='replace').strip()}")
+    (destination / ".complete").write_text(commit + "\n")
+    return destination
+
+
 def add_arguments(parser):
     parser.add_argument("--subject", default=None, choices=SUBJECTS,
                         help="the code under test: serdiff (default) or core (Bitcoin Core's source)")
     parser.add_argument("--core-src", default=None, metavar="DIR",
                         help="with --subject core: a Bitcoin Core tree (default: the pinned sdist, fetched)")
+    parser.add_argument("--core-base", default=None, metavar="REV",
+                        help="with --subject core: BASE, a revision of the --core-src checkout (or a Core tree's "
+                             "directory, or 'pinned') whose behaviour every Core target compares HEAD's with")
 
 
-def select(subject, core_source):
+def select(subject, core_source, base=None):
     """Validates and records the choice (None: keep what the environment says). Exits 2 on a bad one."""
     subject = subject or current()
     core_source = core_source if core_source is not None else core_src()
+    base = base if base is not None else core_base()
+    if base and subject != "core":
+        sys.exit("error: CORE_BASE names the BASE of a Bitcoin Core change, which only SUBJECT=core (or CORE_SRC) builds")
+    if base and base != "pinned" and not (Path(base).expanduser() / "src" / "serialize.h").is_file():
+        if not core_source:
+            sys.exit(f"error: CORE_BASE={base} is a revision, so CORE_SRC must name the git checkout it is in")
+        base = str(export_base(Path(core_source).expanduser().resolve(), base))
+    elif base and base != "pinned":
+        base = str(Path(base).expanduser().resolve())
+    os.environ["SERDIFF_CORE_BASE"] = base
     if core_source:
         if subject != "core":
             sys.exit("error: CORE_SRC names a Bitcoin Core tree, which only SUBJECT=core builds")
@@ -65,10 +108,12 @@ def cmake_arguments():
     """What a fuzz build tree is configured with for the current subject (the serdiff subject always builds)."""
     if current() != "core":
         return []
-    return ["-DSERDIFF_SUBJECTS=serdiff;core", f"-DSERDIFF_CORE_SRC={core_src()}"]
+    return ["-DSERDIFF_SUBJECTS=serdiff;core", f"-DSERDIFF_CORE_SRC={core_src()}",
+            f"-DSERDIFF_CORE_BASE_SRC={core_base()}"]
 
 
 def describe():
     if current() != "core":
         return "the serdiff subject (serialize/)"
-    return f"the Core subject ({core_src() or 'the pinned py-bitcoinkernel sdist'})"
+    base = f", compared with BASE {core_base()}" if core_base() else ""
+    return f"the Core subject ({core_src() or 'the pinned py-bitcoinkernel sdist'}{base})"

@@ -555,7 +555,7 @@ def main():
                         help="time budget per minimization (0: do not minimize)")
     parser.add_argument("--out", default=str(ROOT / "fuzz-out" / "triage"), help="where findings are saved")
     arguments = parser.parse_args()
-    subject.select(arguments.subject, arguments.core_src)
+    subject.select(arguments.subject, arguments.core_src, arguments.core_base)
     tools = Tools(arguments.bin_dir)
     targets = tools.options()
     if arguments.target and arguments.target not in targets:

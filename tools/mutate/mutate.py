@@ -1573,7 +1573,7 @@ def main():
                         "tools/mutate/triage.tsv or triage-core.tsv); a run records it for later reports")
     fuzz_subject.add_arguments(parser)
     arguments = parser.parse_args()
-    name = fuzz_subject.select(arguments.subject, arguments.core_src)
+    name = fuzz_subject.select(arguments.subject, arguments.core_src, "")
     if arguments.out is None:
         arguments.out = str(ROOT / "mutate-out" / "core" if name == "core" else ROOT / "mutate-out")
     arguments.files = [f for f in re.split(r"[,\s]+", arguments.files) if f]

@@ -1,0 +1,31 @@
+// The one C entry point between a Core-subject fuzz binary (HEAD) and its BASE shared object
+// (fuzz_targets/base_entry.cpp); plain C types only, since each side has its own copy of every C++ type.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+extern "C" {
+
+// What BASE recorded for one input: the entries (differential/observe.h's layout), valid until the next call.
+struct serdiff_base_record {
+    const uint8_t* entries;
+    size_t entries_size;
+    size_t count;
+    const char* labels;  // labelled runs: "label\0reference\0" per entry
+    size_t labels_size;
+};
+
+enum {
+    SERDIFF_BASE_RAN = 0,       // the target ran to its end on BASE
+    SERDIFF_BASE_MISMATCH = 1,  // BASE differed from the reference (its record's last entry says where)
+    SERDIFF_BASE_THREW = 2,     // an exception escaped BASE's target
+    SERDIFF_BASE_NO_TARGET = 3  // BASE's build has no such target
+};
+
+// Runs target `target_name` of BASE on the input, recording (with labels when `labelled`) into `out`.
+// `host_peer_depth`: the calling binary's differential::peer_depth, which BASE's exemptions from the allocation
+// bound then count on (differential/allocation_bound.h).
+int serdiff_base_run(const char* target_name, const uint8_t* data, size_t size, int labelled, serdiff_base_record* out,
+                     volatile int* host_peer_depth) __attribute__((weak));
+}

@@ -1,0 +1,83 @@
+// BASE's side of a HEAD-vs-BASE comparison (docs/core.md "BASE as a third side"): compiled with the Core subject's
+// targets, harness and adapter against the BASE tree into one shared object (libcore_base.so) whose only exported
+// symbol is serdiff_base_run (fuzz_targets/base.map). Two copies of Core's symbols cannot share one link; inside
+// the shared object every symbol binds to its own copy, so HEAD (the fuzz binary) and BASE each run their own Core.
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "differential/allocation_bound.h"
+#include "differential/compare.h"
+#include "differential/observe.h"
+#include "fuzz_targets/base_abi.h"
+#include "fuzz_targets/registry.h"
+
+namespace {
+
+// A mismatch with the reference inside BASE does not abort: BASE's record ends with it (HEAD, which got this far,
+// agreed with the reference there, so the records differ at that entry at the latest).
+struct BaseMismatch {
+    std::string report;
+};
+
+[[noreturn]] void throw_mismatch(const std::string& report) { throw BaseMismatch{report}; }
+
+std::string headline(const std::string& report)
+{
+    // "\n==== serdiff MISMATCH in LABEL: WHAT ====\nDETAILS..." -> "LABEL: WHAT" and the details' first lines.
+    const size_t begin = report.find("MISMATCH in ");
+    const size_t end = report.find(" ====", begin);
+    if (begin == std::string::npos || end == std::string::npos) return report;
+    std::string out = report.substr(begin + 12, end - begin - 12);
+    const size_t details_end = report.find("\ninput (", end);
+    if (details_end != std::string::npos && details_end > end + 6) out += "\n" + report.substr(end + 6, details_end - end - 6);
+    return out;
+}
+
+serdiff::differential::Observations record;
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int serdiff_base_run(const char* target_name, const uint8_t* data,
+                                                                        size_t size, int labelled,
+                                                                        serdiff_base_record* out,
+                                                                        volatile int* host_peer_depth)
+{
+    using namespace serdiff;
+    const auto found = fuzz::registry().find(std::string_view(target_name));
+    if (found == fuzz::registry().end()) return SERDIFF_BASE_NO_TARGET;
+    differential::host_peer_depth = host_peer_depth;
+    record.clear();
+    record.labelled = labelled != 0;
+    differential::set_mismatch_handler(throw_mismatch);
+    differential::set_observations(&record);
+    int status = SERDIFF_BASE_RAN;
+    try {
+        found->second.function(std::span<const uint8_t>(data, size));
+    } catch (const BaseMismatch& mismatch) {
+        differential::observe_text("BASE's own comparison with the reference (BASE differs from the reference here)",
+                                   headline(mismatch.report));
+        status = SERDIFF_BASE_MISMATCH;
+    } catch (const std::exception& error) {
+        differential::observe_text("an exception escaped BASE's target", error.what());
+        status = SERDIFF_BASE_THREW;
+    }
+    differential::set_observations(nullptr);
+    differential::set_mismatch_handler(nullptr);
+    out->entries = record.entries.data();
+    out->entries_size = record.entries.size();
+    out->count = record.count;
+    // Labelled runs: each entry's label and the reference's value, as "label\0reference\0" pairs.
+    static std::string labels;
+    labels.clear();
+    for (size_t i = 0; i < record.labels.size(); ++i) {
+        labels += record.labels[i];
+        labels += '\0';
+        labels += record.references[i];
+        labels += '\0';
+    }
+    out->labels = labels.data();
+    out->labels_size = labels.size();
+    return status;
+}
