@@ -23,7 +23,11 @@ enum {
     SERDIFF_BASE_NO_TARGET = 3  // BASE's build has no such target
 };
 
-// Runs target `target_name` of BASE on the input, recording (with labels when `labelled`) into `out`.
+// `labelled` this value: BASE runs alone, reporting its own mismatches with the reference and aborting, recording
+// nothing (the fuzz binaries do that when SERDIFF_BASE_ALONE=1 is in the environment).
+enum { SERDIFF_BASE_ALONE = 2 };
+
+// Runs target `target_name` of BASE on the input, recording (with labels when `labelled` is 1) into `out`.
 // `host_peer_depth`: the calling binary's differential::peer_depth, which BASE's exemptions from the allocation
 // bound then count on (differential/allocation_bound.h).
 int serdiff_base_run(const char* target_name, const uint8_t* data, size_t size, int labelled, serdiff_base_record* out,

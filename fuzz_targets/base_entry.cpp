@@ -3,6 +3,7 @@
 // symbol is serdiff_base_run (fuzz_targets/base.map). Two copies of Core's symbols cannot share one link; inside
 // the shared object every symbol binds to its own copy, so HEAD (the fuzz binary) and BASE each run their own Core.
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -37,6 +38,30 @@ std::string headline(const std::string& report)
 
 serdiff::differential::Observations record;
 
+// SERDIFF_BASE_TEST_PERTURB=N (tests only: ctest core_base_difference_reported): the first byte of BASE's entry N is
+// flipped, or an entry appended when it has none, so a HEAD-vs-BASE report can be seen to fire on a tree compared
+// with itself.
+void perturb_for_test(serdiff::differential::Observations& observed)
+{
+    static const long index = [] {
+        const char* value = std::getenv("SERDIFF_BASE_TEST_PERTURB");
+        return value != nullptr ? std::strtol(value, nullptr, 10) : -1L;
+    }();
+    if (index < 0) return;
+    size_t at = 0;
+    for (long i = 0; at + 4 <= observed.entries.size(); ++i) {
+        const size_t length = size_t{observed.entries[at]} | size_t{observed.entries[at + 1]} << 8 |
+                              size_t{observed.entries[at + 2]} << 16 | size_t{observed.entries[at + 3]} << 24;
+        if (i == index && length > 0) {
+            observed.entries[at + 4] ^= 0x01;
+            return;
+        }
+        at += 4 + length;
+    }
+    serdiff::differential::detail::append_entry_whole(
+        observed, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>("perturbed"), 9));
+}
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) int serdiff_base_run(const char* target_name, const uint8_t* data,
@@ -48,6 +73,12 @@ extern "C" __attribute__((visibility("default"))) int serdiff_base_run(const cha
     const auto found = fuzz::registry().find(std::string_view(target_name));
     if (found == fuzz::registry().end()) return SERDIFF_BASE_NO_TARGET;
     differential::host_peer_depth = host_peer_depth;
+    if (labelled == SERDIFF_BASE_ALONE) {
+        // BASE on its own, as a binary built from it would run the target: a mismatch with the reference is reported
+        // and aborts (make review-core's "does BASE have this finding too?" with no second build).
+        found->second.function(std::span<const uint8_t>(data, size));
+        return SERDIFF_BASE_RAN;
+    }
     record.clear();
     record.labelled = labelled != 0;
     differential::set_mismatch_handler(throw_mismatch);
@@ -65,6 +96,7 @@ extern "C" __attribute__((visibility("default"))) int serdiff_base_run(const cha
     }
     differential::set_observations(nullptr);
     differential::set_mismatch_handler(nullptr);
+    perturb_for_test(record);
     out->entries = record.entries.data();
     out->entries_size = record.entries.size();
     out->count = record.count;

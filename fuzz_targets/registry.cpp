@@ -153,6 +153,30 @@ Labelled base_labelled(const char* name, std::span<const uint8_t> input, int& st
     differential::report_mismatch(std::string(name) + " (HEAD vs BASE)", "HEAD differs from BASE", details, input);
 }
 
+// SERDIFF_BASE_ALONE=1: the binary runs BASE alone (its own comparison with the reference), not HEAD.
+bool base_alone()
+{
+    static const bool alone = [] {
+        const char* value = std::getenv("SERDIFF_BASE_ALONE");
+        return value != nullptr && std::string_view(value) == "1";
+    }();
+    return alone;
+}
+
+// SERDIFF_BASE_SKIP_FOR_BENCH=1: make fuzz-bench's run of the same binary without the BASE comparison (its
+// "without BASE" column: the same instrumented code, BASE loaded but never called). Nothing else sets it.
+bool base_skipped_for_bench()
+{
+    static const bool skipped = [] {
+        const char* value = std::getenv("SERDIFF_BASE_SKIP_FOR_BENCH");
+        if (value == nullptr || std::string_view(value) != "1") return false;
+        std::fprintf(stderr, "serdiff fuzz: SERDIFF_BASE_SKIP_FOR_BENCH=1: HEAD is NOT compared with BASE (a "
+                             "benchmark's baseline)\n");
+        return true;
+    }();
+    return skipped;
+}
+
 // Runs `target` through BASE after HEAD (whose record is `head`); reports the first difference.
 void compare_with_base(std::string_view name, TargetFunction target, std::span<const uint8_t> input,
                        const differential::Observations& head)
@@ -225,7 +249,18 @@ void run_target(std::string_view name, TargetFunction target, std::span<const ui
     try {
         const Running running;
 #ifndef SERDIFF_BASE_LIBRARY
-        if (serdiff_base_run != nullptr) {
+        if (serdiff_base_run != nullptr && base_alone()) {
+            serdiff_base_record record{};
+            static std::string target_name;
+            target_name.assign(name);
+            if (serdiff_base_run(target_name.c_str(), input.data(), input.size(), SERDIFF_BASE_ALONE, &record,
+                                 &differential::peer_depth) == SERDIFF_BASE_NO_TARGET) {
+                std::fprintf(stderr, "serdiff fuzz: BASE has no target %s\n", target_name.c_str());
+                std::exit(2);
+            }
+            return;
+        }
+        if (serdiff_base_run != nullptr && !base_skipped_for_bench()) {
             static differential::Observations head;
             head.clear();
             differential::set_observations(&head);

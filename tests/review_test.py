@@ -218,6 +218,40 @@ class Verdict(unittest.TestCase):
             with self.assertRaises(review.Failure):
                 review.apply_triage(results(mutated=("survived",))["mutation"], str(triage))
 
+    def test_base_difference_is_a_finding_with_both_outputs_unless_triaged_intended(self):
+        # A fuzz finding whose report is HEAD differing from BASE (fuzz_targets/registry.cpp's report).
+        r = results(fuzz_ok=False)
+        r["base_compared"] = True
+        r["fuzz"][0].update({"what": "primitive_stream (HEAD vs BASE): HEAD differs from BASE", "report": [
+            "==== serdiff MISMATCH in primitive_stream (HEAD vs BASE): HEAD differs from BASE ====",
+            "observation 12 of the target: primitive_stream VarInt: negative -1 (int32) in the non-negative signed mode",
+            'HEAD: "wrote ff"', 'BASE: "wrote 7f"',
+            "reference: not compared here (a rule of Core's own: docs/divergences.md)"]})
+        with tempfile.TemporaryDirectory() as directory:
+            review.on_base(r, 1)  # a HEAD-vs-BASE finding is the change's: nothing replayed on BASE
+            found = r["fuzz"][0]["base_difference"]
+            self.assertEqual((found["head"], found["base"], found["observation"][:2]), ('"wrote ff"', '"wrote 7f"', "12"))
+            self.assertIs(r["fuzz"][0]["in_base"], False)
+            status, reasons = review.verdict(r)
+            self.assertEqual(status, 1)
+            self.assertIn("compact_size: finding (primitive_stream (HEAD vs BASE)", reasons[0])
+            text = review.render(r)
+            self.assertIn("same as BASE", text)
+            self.assertIn("DIFFERS: 12 of the target", text)
+            self.assertIn('HEAD:      "wrote ff"', text)
+            self.assertIn('BASE:      "wrote 7f"', text)
+            self.assertIn("| same ", text)  # varint: replay and fuzz agree with the reference and BASE
+            triage = Path(directory) / "triage.tsv"
+            triage.write_text("base:compact_size\tintended\tthe fast path is meant to write the low byte\n")
+            review.apply_triage({}, str(triage), r)
+            r["replay"][0]["ok"] = True  # only the HEAD-vs-BASE finding is left
+            status, reasons = review.verdict(r)
+            self.assertEqual(status, 0, reasons)
+            self.assertTrue(any("HEAD differs from BASE, triaged intended" in n for n in r["notes"]), r["notes"])
+            triage.write_text("base:compact_size\tequivalent\tx\n")  # only "intended" accepts a difference
+            with self.assertRaises(review.Failure):
+                review.apply_triage({}, str(triage), r)
+
     def test_mutant_row(self):
         killed, survived = mutants("killed", "survived")
         self.assertEqual((killed["killed_by"], killed["how"], killed["file"]), ("buffered_writer", "fuzz",

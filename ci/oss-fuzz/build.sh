@@ -35,6 +35,15 @@ rm -f "$deps/lib/libsecp256k1.a"
 ar rcs "$deps/lib/libsecp256k1.a" "$deps"/obj/*.o
 cp "$secp"/include/*.h "$deps/include/"
 
+# HEAD vs BASE (docs/base.md): a long run of a Core branch against its base (ClusterFuzzLite on a pull request)
+# puts BASE's tree at $SERDIFF_CORE_BASE_SRC; each core_* binary then compares every input with BASE too, through
+# libcore_base.so, copied to $OUT beside them (the binaries look for it in their own directory). Unset: no BASE.
+base_tree=${SERDIFF_CORE_BASE_SRC:-}
+if [ -n "$base_tree" ] && [ ! -f "$base_tree/src/serialize.h" ]; then
+  echo "build.sh: SERDIFF_CORE_BASE_SRC=$base_tree is not a Bitcoin Core tree (no src/serialize.h)" >&2
+  exit 1
+fi
+
 # The project: no sanitizer, coverage or -Werror settings of its own (the flags above carry them and a
 # newer compiler must not fail the build on a new warning); the peers (Rust, Go, Python) are off, so
 # peer_transaction and peer_block run their optimized-vs-reference checks only. Both subjects, Core's from
@@ -43,7 +52,7 @@ cmake -S "$project" -B "$WORK/build" -G Ninja \
   -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
   -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" -DCMAKE_EXE_LINKER_FLAGS="${LDFLAGS:-}" \
   -DSERDIFF_WERROR=OFF -DSERDIFF_BUILD_TESTS=OFF -DSERDIFF_PEERS=OFF \
-  -DSERDIFF_SUBJECTS="serdiff;core" -DSERDIFF_CORE_SRC="$core_tree" \
+  -DSERDIFF_SUBJECTS="serdiff;core" -DSERDIFF_CORE_SRC="$core_tree" -DSERDIFF_CORE_BASE_SRC="$base_tree" \
   -DSERDIFF_LIB_FUZZING_ENGINE="$LIB_FUZZING_ENGINE" \
   -DSECP256K1_INCLUDE_DIR="$deps/include" -DSECP256K1_LIBRARY="$deps/lib/libsecp256k1.a"
 cmake --build "$WORK/build" --target serdiff_fuzz_engine core_fuzz_engine -j "$(nproc)"
@@ -74,3 +83,6 @@ emit_targets() {
 }
 emit_targets "$WORK/build/bin/serdiff_fuzz_engine" ""
 emit_targets "$WORK/build/bin/core_fuzz_engine" core_
+if [ -n "$base_tree" ]; then
+  cp "$WORK/build/bin/libcore_base.so" "$OUT/"
+fi

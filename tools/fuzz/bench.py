@@ -15,7 +15,9 @@ reached; peak RSS) and writes bench-out/fuzz-bench.json.
    rather than the seeds; --no-ceiling: skip the empty target's two runs, as for a coverage-reach run)
   (--subject core, make fuzz-bench SUBJECT=core: every Core-backed target runs on core_fuzz_libfuzzer and
    serdiff_fuzz_libfuzzer, one after the other, with the same corpus, flags and seed; the table sets the two
-   exec/CPU-s side by side against the goal core >= 0.5x serdiff; the ceiling is core_fuzz_ceiling)
+   exec/CPU-s side by side against the goal core >= 0.5x serdiff; the ceiling is core_fuzz_ceiling; with
+   --core-base REV, make fuzz-bench CORE_BASE=REV, each Core target also runs on the same binary without its BASE
+   comparison, SERDIFF_BASE_SKIP_FOR_BENCH=1, and the table gives with/without against the goal >= 0.4x)
   tools/fuzz/bench.py --compare BEFORE.json AFTER.json    # the before/after table of docs/bench.md
   tools/fuzz/bench.py --compare B1.json,B2.json A1.json,A2.json   # each side the median of its runs
 """
@@ -41,6 +43,7 @@ OUT = ROOT / "bench-out"
 WORK = OUT / "fuzz-bench"
 CEILING = "(empty ceiling)"
 CORE_GOAL = 0.5  # make fuzz-bench SUBJECT=core: the Core subject fuzzes at least half as fast as serdiff's
+BASE_GOAL = 0.4  # make fuzz-bench CORE_BASE=REV: HEAD compared with BASE fuzzes at least 0.4x as fast as HEAD alone
 
 
 def log(message):
@@ -61,7 +64,7 @@ def final_stats(text):
             "peak_rss_mb": int(stats.get("peak_rss_mb", 0)), "edges": edges, "features": features}
 
 
-def bench_one(binary, name, options, seconds, seed, from_empty=False, work=None):
+def bench_one(binary, name, options, seconds, seed, from_empty=False, work=None, extra_environment=None):
     """One libFuzzer run of `seconds` from the committed corpus (or from nothing); returns its final stats.
     Scratch files in `work` (default bench-out/fuzz-bench/<target>, or .../ceiling)."""
     work = work or WORK / (name if options else "ceiling")
@@ -78,7 +81,7 @@ def bench_one(binary, name, options, seconds, seed, from_empty=False, work=None)
         command += [str(work / "corpus")] + ([] if from_empty else [str(ROOT / "corpora" / name)])
     else:
         command += [str(work / "corpus")]
-    environment = {**fuzz_run.sanitizer_environment(), "FUZZ": name if options else ""}
+    environment = {**fuzz_run.sanitizer_environment(), "FUZZ": name if options else "", **(extra_environment or {})}
     started, cpu_before = time.time(), child_cpu_seconds()
     with open(work / "fuzz.log", "w") as log_file:
         status = subprocess.run(command, env=environment, stdout=log_file, stderr=subprocess.STDOUT,
@@ -279,7 +282,8 @@ def main():
             + (f"  (EXIT STATUS {row['exit_status']}: see {row['log']})" if row["exit_status"] else ""))
         return row
 
-    rows, serdiff_rows = [], []
+    rows, serdiff_rows, without_base_rows = [], [], []
+    with_base = core and bool(subject.core_base())
     # The ceiling runs first and last; the fractions use the mean of the two (load drifts on a shared machine).
     first_ceiling = ceiling_run("first")
     for options in targets:
@@ -287,9 +291,15 @@ def main():
             # serdiff's binary first, then Core's, on the same target: the pair sees the same load.
             serdiff_rows.append(measured(bench_one(serdiff_binary, options["name"], options, arguments.time,
                                                    arguments.seed, arguments.from_empty), " (serdiff)"))
+        if with_base:
+            # The same binary without its BASE comparison first, then with it: the pair sees the same load.
+            without_base_rows.append(measured(bench_one(
+                binary, options["name"], options, arguments.time, arguments.seed, arguments.from_empty,
+                work=WORK / "core-no-base" / options["name"], extra_environment={"SERDIFF_BASE_SKIP_FOR_BENCH": "1"}),
+                " (core, without BASE)"))
         rows.append(measured(bench_one(binary, options["name"], options, arguments.time, arguments.seed,
                                        arguments.from_empty, work=WORK / "core" / options["name"] if core else None),
-                             " (core)" if core else ""))
+                             (" (core, with BASE)" if with_base else " (core)") if core else ""))
     last_ceiling = ceiling_run("last")
     ceiling = {**last_ceiling, "exec_per_sec": (first_ceiling["exec_per_sec"] + last_ceiling["exec_per_sec"]) // 2,
                "exec_per_cpu_sec": (first_ceiling["exec_per_cpu_sec"] + last_ceiling["exec_per_cpu_sec"]) // 2,
@@ -302,6 +312,18 @@ def main():
                    ceiling["exec_per_cpu_sec"])
     comparison = subjects_side_by_side(serdiff_rows, rows) if core else None
     log("\n" + result + ("\n\n" + subjects_table(comparison) if core else ""))
+    base_comparison = []
+    if with_base:
+        for plain, compared in zip(without_base_rows, rows):
+            ratio = (compared["exec_per_cpu_sec"] / plain["exec_per_cpu_sec"]) if plain["exec_per_cpu_sec"] else None
+            base_comparison.append({"target": plain["target"], "without_base_exec_per_cpu_sec": plain["exec_per_cpu_sec"],
+                                    "with_base_exec_per_cpu_sec": compared["exec_per_cpu_sec"], "with_over_without": ratio,
+                                    "meets_goal": ratio is not None and ratio >= BASE_GOAL})
+        log("\n" + markdown(("target", "without BASE exec/CPU-s", "with BASE exec/CPU-s", "with/without",
+                             f">= {BASE_GOAL}x"),
+                            [(c["target"], f"{c['without_base_exec_per_cpu_sec']:,}", f"{c['with_base_exec_per_cpu_sec']:,}",
+                              f"{c['with_over_without']:.2f}x" if c["with_over_without"] is not None else "-",
+                              "yes" if c["meets_goal"] else "NO") for c in base_comparison]))
     if not arguments.no_ceiling:
         log(f"ceiling = mean of its first ({first_ceiling['exec_per_sec']:,}) and last ({last_ceiling['exec_per_sec']:,}) run")
     log(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} (1 min); {os.cpu_count()} cpus")
@@ -329,7 +351,12 @@ def main():
         log(f"goal core >= {CORE_GOAL}x serdiff: " + (f"below it: {' '.join(below)}" if below else "every target"))
     destination.write_text(json.dumps(report, indent=2) + "\n")
     log(f"fuzz-bench: wrote {destination}")
-    failed = [r["target"] for r in [first_ceiling, last_ceiling] + rows + serdiff_rows if r["exit_status"] != 0]
+    if with_base:
+        report.update({"core_base": subject.core_base(), "without_base_targets": without_base_rows,
+                       "base_goal": f"with BASE >= {BASE_GOAL}x without (exec/CPU-s)", "base_comparison": base_comparison})
+        destination.write_text(json.dumps(report, indent=2) + "\n")
+    failed = [r["target"] for r in [first_ceiling, last_ceiling] + rows + serdiff_rows + without_base_rows
+              if r["exit_status"] != 0]
     if failed:
         log(f"fuzz-bench: run(s) failed (a crash or engine error, see the logs): {' '.join(failed)}")
     return 1 if failed else 0

@@ -317,6 +317,13 @@ def finding_block(step, row):
         pairs.append(("replay minimized", f'<code class="minimized-replay">{esc(row["minimized_replay"])}</code>',
                       None))
     parts.append(facts(pairs))
+    difference = row.get("base_difference")
+    if isinstance(difference, dict):
+        parts.append("<h4>HEAD against BASE</h4>" + facts(
+            [(label, f'<code class="base-{key}">{text_or_missing(difference.get(key))}</code>', None)
+             for key, label in (("observation", "observation"), ("head", "HEAD"), ("base", "BASE"),
+                                ("reference", "reference"), ("agrees", "the reference agrees with"))
+             if key in difference], id_=None))
     if "input_hex" in row:
         parts.append("<h4>input (hex)</h4>" + generic(row.get("input_hex"), "input-hex"))
     if "first_difference" in row:
@@ -426,12 +433,22 @@ def render_review(results):
                            and target in as_list(m.get("targets")))
             mutation_cell = (f'<td class="mutation"{attrs(data_killed=killed, data_survived=survived)}>'
                              f"{killed} killed" + (f", {survived} survived" if survived else "") + "</td>")
+        differences = [r for r in (replayed, fuzzed) if r is not None and isinstance(r.get("base_difference"), dict)]
+        if not results.get("base_compared"):
+            base_cell = f'<td class="not-measured">{NOT_MEASURED}</td>'
+        elif differences:
+            base_cell = (f'<td class="base-differs">DIFFERS: '
+                         f'{esc(str(differences[0]["base_difference"].get("observation", ""))[:80])}</td>')
+        elif all(r is not None and r.get("ok") is True for r in (replayed, fuzzed)):
+            base_cell = '<td class="base-same">same</td>'
+        else:
+            base_cell = '<td class="not-measured">-</td>'
         rows.append((attrs(class_="target", data_target=target, data_status=state),
                      [f"<td><code>{esc(target)}</code></td>", cell(replayed, "files"), cell(fuzzed, "execs"),
-                      mutation_cell]))
+                      base_cell, mutation_cell]))
     body.append("<h2>Targets</h2>")
     if rows:
-        body.append(table(["target", "corpus replay", f"fuzz {results.get('time', '?')} s",
+        body.append(table(["target", "corpus replay", f"fuzz {results.get('time', '?')} s", "same as BASE",
                            "mutants on changed lines"], rows, id_="targets"))
     else:
         body.append(f'<p class="not-measured" id="targets">no target ran ({NOT_MEASURED})</p>')

@@ -215,8 +215,11 @@ def ranges(lines):
 
 # -- phase 3: build, replay, fuzz ----------------------------------------------------------------------------------
 
-def core_options():
-    return ["-DSERDIFF_SUBJECTS=serdiff;core", f"-DSERDIFF_CORE_SRC={HEAD_TREE}"]
+def core_options(base=True):
+    """The Core subject from the HEAD export; with `base`, BASE's export built into libcore_base.so beside it, so
+    every target compares HEAD with BASE as well as with the reference (docs/core.md "BASE as a third side")."""
+    return ["-DSERDIFF_SUBJECTS=serdiff;core", f"-DSERDIFF_CORE_SRC={HEAD_TREE}",
+            f"-DSERDIFF_CORE_BASE_SRC={BASE_TREE if base else ''}"]
 
 
 def build_fuzz(jobs):
@@ -323,7 +326,7 @@ def build_coverage(jobs):
     # other headers would have no counter at all.
     flags = "-fprofile-instr-generate -fcoverage-mapping -mllvm -system-headers-coverage"
     try:
-        planted.configure_and_build(COVERAGE_BUILD, core_options() + [
+        planted.configure_and_build(COVERAGE_BUILD, core_options(base=False) + [
             "-DSERDIFF_SANITIZERS=", "-DSERDIFF_FUZZ_ENGINE=none", "-DCMAKE_BUILD_TYPE=Debug",
             f"-DCMAKE_CXX_FLAGS={flags}", f"-DCMAKE_C_FLAGS={flags}",
             "-DCMAKE_EXE_LINKER_FLAGS=-fprofile-instr-generate"], "core_fuzz_replay", jobs)
@@ -416,31 +419,46 @@ def classify(changed, counts):
 
 # -- the findings on BASE ------------------------------------------------------------------------------------------
 
-def build_base_fuzz(jobs):
-    """core_fuzz_replay of the BASE export (ASan+UBSan, as the HEAD tree): only built when HEAD has a finding."""
-    try:
-        planted.configure_and_build(BASE_FUZZ_BUILD, ["-DSERDIFF_SUBJECTS=serdiff;core",
-                                                      f"-DSERDIFF_CORE_SRC={BASE_TREE}"], "core_fuzz_replay", jobs)
-    except subprocess.CalledProcessError as error:
-        raise Failure(f"building the Core subject from {shown(BASE_TREE)} in {shown(BASE_FUZZ_BUILD)} failed "
-                      f"(status {error.returncode}){build_messages(BASE_FUZZ_BUILD, error, jobs)}")
-    return BASE_FUZZ_BUILD / "bin" / "core_fuzz_replay"
+BASE_DIFFERENCE = "(HEAD vs BASE)"  # in the headline of a report of HEAD differing from BASE (fuzz_targets/registry.cpp)
+
+
+def base_difference(row):
+    """A finding that is HEAD differing from BASE: its report's HEAD, BASE and reference lines, as
+    row["base_difference"] ({"head", "base", "reference", "agrees", "observation"}); None for any other finding."""
+    report = row.get("report", [])
+    if not any(BASE_DIFFERENCE in line for line in report[:2]) and BASE_DIFFERENCE not in (row.get("what") or ""):
+        return None
+    found = {}
+    for line in report:
+        for key, prefix in (("observation", "observation "), ("head", "HEAD: "), ("base", "BASE: "),
+                            ("reference", "reference: "), ("agrees", "the reference agrees with: ")):
+            if line.startswith(prefix) and key not in found:
+                found[key] = line[len(prefix):].strip()
+    row["base_difference"] = found
+    return found
 
 
 def on_base(results, jobs):
-    """Each failing input replayed on BASE: row["in_base"] True when BASE fails on it too (not the change's)."""
+    """Each failing input replayed on BASE alone (the review's fuzz binary with SERDIFF_BASE_ALONE=1: BASE is built
+    once, into libcore_base.so): row["in_base"] True when BASE fails on it the same way (not the change's). A finding
+    that is HEAD differing from BASE is the change's by definition."""
+    for row in results.get("replay", []) + results.get("fuzz", []):
+        if not row["ok"] and base_difference(row) is not None:
+            row["in_base"] = False
     failing = [row for row in results.get("replay", []) + results.get("fuzz", [])
-               if not row["ok"] and row.get("input") and Path(ROOT / row["input"]).is_file()]
+               if not row["ok"] and "base_difference" not in row and row.get("input")
+               and Path(ROOT / row["input"]).is_file()]
     if not failing:
         return
-    log(f"findings: {len(failing)} failing input(s); building BASE ({shown(BASE_FUZZ_BUILD)}) to see whether BASE "
-        f"fails on them too ...")
-    binary = build_base_fuzz(jobs)
+    binary = FUZZ_BUILD / "bin" / "core_fuzz_replay"
+    log(f"findings: {len(failing)} failing input(s); replaying them on BASE alone ({shown(binary)}, "
+        f"SERDIFF_BASE_ALONE=1) to see whether BASE fails on them too ...")
     for row in failing:
         try:
             result = subprocess.run([str(binary), "--target", row["target"], str(ROOT / row["input"])],
                                     capture_output=True, text=True, errors="replace",
-                                    env=fuzz_run.sanitizer_environment(), timeout=INPUT_TIMEOUT)
+                                    env={**fuzz_run.sanitizer_environment(), "SERDIFF_BASE_ALONE": "1"},
+                                    timeout=INPUT_TIMEOUT)
             base_head = report_head(result.stdout + result.stderr)[:1] if result.returncode != 0 else []
         except subprocess.TimeoutExpired:
             base_head = ["timeout"]
@@ -449,7 +467,7 @@ def on_base(results, jobs):
         row["in_base"] = bool(base_head) and base_head == [line for line in row.get("report", [])[:1]]
         if base_head and not row["in_base"]:
             row["base_fails_otherwise"] = base_head[0]
-        row["base_replay"] = f"{shown(binary)} --target {row['target']} {row['input']}"
+        row["base_replay"] = f"SERDIFF_BASE_ALONE=1 {shown(binary)} --target {row['target']} {row['input']}"
         log(f"findings: {row['target']} {row['input']}: " + ("BASE fails on it too (not introduced by the change)"
                                                              if row["in_base"] else "BASE agrees: new in HEAD"))
 
@@ -528,9 +546,12 @@ def mutant_row(mutant):
 
 
 TRIAGE_VERDICTS = ("equivalent", "open")
+# A row "base:TARGET<TAB>intended<TAB>reason" of the same file accepts TARGET's HEAD-vs-BASE differences (a change of
+# behaviour the pull request means to make): listed in the notes, not failing the review.
+BASE_TRIAGE_VERDICTS = ("intended",)
 
 
-def apply_triage(entry, path):
+def apply_triage(entry, path, results=None):
     """The reviewer's triage of surviving mutants (TRIAGE=FILE, make mutate's triage.tsv format: id, verdict, reason):
     a survivor with a row keeps its status and gains "triage" (verdict, reason), and no longer fails the review;
     rows naming no survivor of this run are listed in entry["triage_unused"] (a stale triage is visible)."""
@@ -542,8 +563,13 @@ def apply_triage(entry, path):
                       f"verdicts {' or '.join(TRIAGE_VERDICTS)})")
     rows = mutate_tool.load_triage(path)
     for mutant_id, (verdict, _) in rows.items():
-        if verdict not in TRIAGE_VERDICTS:
-            raise Failure(f"TRIAGE={path}: {mutant_id}: verdict {verdict!r} is not {' or '.join(TRIAGE_VERDICTS)}")
+        allowed = BASE_TRIAGE_VERDICTS if mutant_id.startswith("base:") else TRIAGE_VERDICTS
+        if verdict not in allowed:
+            raise Failure(f"TRIAGE={path}: {mutant_id}: verdict {verdict!r} is not {' or '.join(allowed)}")
+    if results is not None:
+        results["base_triage"] = {mutant_id[5:]: {"verdict": verdict, "reason": reason}
+                                  for mutant_id, (verdict, reason) in rows.items() if mutant_id.startswith("base:")}
+    rows = {mutant_id: row for mutant_id, row in rows.items() if not mutant_id.startswith("base:")}
     survivors = {m["id"]: m for m in entry.get("mutants", []) if m["status"] in ("survived", "not reached")}
     for mutant_id, (verdict, reason) in rows.items():
         if mutant_id in survivors:
@@ -631,6 +657,13 @@ def verdict(results):
             (old if row.get("in_base") else failed).setdefault(row["target"], []).append(
                 f"{step}: {row.get('input', '?')}")
     what = {row["target"]: row.get("what") for row in results.get("fuzz", []) if not row["ok"]}
+    accepted = results.get("base_triage", {})
+    for target in list(failed):
+        rows = [r for r in results.get("replay", []) + results.get("fuzz", [])
+                if r["target"] == target and not r["ok"] and not r.get("in_base")]
+        if target in accepted and rows and all(r.get("base_difference") is not None for r in rows):
+            notes.append(f"{target}: HEAD differs from BASE, triaged {accepted[target]['verdict']}: "
+                         f"{accepted[target]['reason']}; " + "; ".join(failed.pop(target)))
     for target, steps in failed.items():
         reasons.append(f"{target}: finding{' (' + what[target] + ')' if what.get(target) else ''}; "
                        + "; ".join(steps))
@@ -709,11 +742,23 @@ def render(results):
         fuzz_cell = "-" if fuzzed is None else (f"agrees ({fuzzed['execs']} execs)" if fuzzed["ok"]
                                                 else f"FINDING{' (BASE too)' if fuzzed.get('in_base') else ''}: "
                                                      f"{(fuzzed.get('what') or '')[:60]}")
+        differences = [r for r in (replayed, fuzzed) if r is not None and r.get("base_difference") is not None]
+        base_cell = ("-" if not results.get("base_compared") else
+                     f"DIFFERS: {differences[0]['base_difference'].get('observation', '')[:50]}" if differences else
+                     "same" if all(r is not None and r["ok"] for r in (replayed, fuzzed)) else "-")
         kills = sum(1 for m in mutants if m.get("killed_by") == target)
         mutation_cell = (f"kills {kills}" if mutation_entry.get("status") == "measured" else
                          mutation_entry.get("status", NOT_MEASURED))
-        rows.append((target, replay_cell, fuzz_cell, mutation_cell))
-    out = [table(("target", "corpus replay", f"fuzz {results.get('time', '?')} s", "mutants of changed lines"), rows)]
+        rows.append((target, replay_cell, fuzz_cell, base_cell, mutation_cell))
+    out = [table(("target", "corpus replay", f"fuzz {results.get('time', '?')} s", "same as BASE",
+                  "mutants of changed lines"), rows)]
+    for row in results.get("replay", []) + results.get("fuzz", []):
+        found = row.get("base_difference")
+        if found is not None:
+            out.append(f"HEAD differs from BASE in {row['target']} ({row.get('input', '?')}): observation "
+                       f"{found.get('observation', '?')}\n  HEAD:      {found.get('head', '?')}\n  BASE:      "
+                       f"{found.get('base', '?')}\n  reference: {found.get('reference', '?')}"
+                       + (f"\n  the reference agrees with: {found['agrees']}" if found.get("agrees") else ""))
     file_rows = []
     for name, entry in results.get("coverage", {}).items():
         on_file = [m for m in mutants if m["file"] == name]
@@ -828,7 +873,8 @@ def reverdict(arguments, out):
         m.pop("triage", None)
     entry.pop("triage_unused", None)
     entry.pop("triage_file", None)
-    apply_triage(entry, arguments.triage)
+    results.pop("base_triage", None)
+    apply_triage(entry, arguments.triage, results)
     log(f"verdict only: {shown(path)} of HEAD {head[:12]} against BASE {base[:12]}, triage "
         f"{arguments.triage or '(none)'}; nothing rebuilt or re-run")
     return finish(results, out)
@@ -877,6 +923,7 @@ def review(arguments):
     targets = [name for name, options in fuzz_run.target_options(replay_binary).items()
                if options.get("subject") == "core"]
     results["targets"] = targets
+    results["base_compared"] = True  # every target compares HEAD with BASE too (core_options)
     results["absent_targets"] = fuzz_run.absent_targets(replay_binary)
     log(f"phase 3/7 fuzz: built; {len(targets)} Core-backed targets: {' '.join(targets)}")
     results["replay"], results["fuzz"] = [], []
@@ -911,6 +958,8 @@ def review(arguments):
         if not row["ok"] and row.get("input"):
             minimize(binary, row)
     on_base(results, arguments.jobs)
+    if arguments.triage:
+        apply_triage({}, arguments.triage, results)  # the rows accepting HEAD-vs-BASE differences (base:TARGET)
     write(results, out)  # what is known so far, should a later phase take long or fail
     if arguments.no_mutation:
         results["mutation"] = {"status": NOT_MEASURED, "message": "--no-mutation (MUTATION=0)",
@@ -918,7 +967,7 @@ def review(arguments):
     else:
         log("phase 5/7 mutation: every mutant of the changed lines (invalid and equivalent ones removed) ...")
         results["mutation"] = mutation(changed, arguments.time, out)
-        apply_triage(results["mutation"], arguments.triage)
+        apply_triage(results["mutation"], arguments.triage, results)
         summary = results["mutation"].get("summary", {})
         log(f"phase 5/7 mutation: {results['mutation']['status']}: " + (
             f"{summary.get('killed')} killed, {summary.get('survived')} survived, {summary.get('invalid')} invalid, "
