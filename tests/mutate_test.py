@@ -6,7 +6,9 @@ subject, IMPORT= (which survivors keep their first result), and that the serdiff
 new key (its report stays as it was); the serdiff subject's files (serialize/, model/, crypto/), a file the fuzz
 binary does not link (not reached), the report's section per directory with its own score (report.md, report.json,
 index.html); equivalence by instantiation (a mutant that changes only the instantiation unit's object is not reached,
-not equivalent; tools/mutate/instantiate.cpp compiles)."""
+not equivalent; tools/mutate/instantiate.cpp compiles); one notion of reach per review: --reach-lcov,
+a failing coverage replay that keeps its profile, a mutant only a target failing on HEAD tells apart killed, HEAD
+already failing."""
 import argparse
 import contextlib
 import io
@@ -19,6 +21,7 @@ import tempfile
 import time
 import unittest
 from pathlib import Path
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools" / "mutate"))
@@ -550,6 +553,218 @@ class Report(CoreTree):
         text, _ = self.report(state)
         self.assertTrue(text.startswith("# Mutation analysis of serialize/\n"))
         self.assertIn("(tools/mutate/triage.tsv)", text)
+
+
+class FakeJob:
+    """A job whose compiles, builds and fuzzer runs are stand-ins: every mutant differs (TCE) and builds; a target
+    of `failing_on_head` fails on every tree, one of `kills` fails once a mutant is applied."""
+
+    def __init__(self, subject, base, failing_on_head=(), kills=()):
+        self.subject, self.base = subject, base
+        self.failing_on_head, self.kills = set(failing_on_head), set(kills)
+        self.mutated, self.calls = False, []
+
+    def tce(self, mutant, targets):
+        return "different", "streams.cpp"
+
+    def apply(self, mutant):
+        self.mutated = True
+
+    def restore(self, path):
+        self.mutated = False
+
+    def ninja(self, targets, timeout=3600):
+        return subprocess.CompletedProcess(targets, 0, "", "")
+
+    def run_fuzzer(self, target, options, arguments, timeout, shared):
+        self.calls.append((target, "replay" if "-runs=0" in arguments else "fuzz", self.mutated))
+        if target in self.failing_on_head or (self.mutated and target in self.kills):
+            return 1, f"==== serdiff MISMATCH in {target}: the slip ====", 0.1
+        return 0, "", 0.1
+
+
+class ReachOfTheReview(unittest.TestCase):
+    """Issue 53: make review-core's coverage phase counted streams.h 698-702 reached (61,456 and 20,304) while its
+    mutation phase called 10 mutants there "not reached": make mutate's coverage replay deleted the profile of a
+    target whose corpus fails on the unmutated tree (the slip's finding: buffered_writer, primitive_stream), and the
+    ASan baseline replay then dropped those targets, so the lines only they reach had no target. Now the reach is
+    the review's own lcov (--reach-lcov), a failing replay keeps its profile, and a mutant only a failing target
+    tells apart is killed, HEAD already failing."""
+
+    CHANGED = (698, 699, 700, 701, 702)
+
+    def setUp(self):
+        self.directory = Path(tempfile.mkdtemp(prefix="mutate-test-reach-"))
+        self.addCleanup(shutil.rmtree, self.directory)
+        self.tree = self.directory / "head"
+        for name in ("streams.h", "serialize.h", "net.h"):
+            path = self.tree / "src" / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("".join(f"line {n}\n" for n in range(1, 801)))
+        self.subject = mutate.CoreSubject(self.tree)
+        streams, net = self.tree / "src" / "streams.h", self.tree / "src" / "net.h"
+        # The review's coverage.lcov (merged: no test name) and coverage-targets.lcov (a TN: section per target),
+        # as llvm-cov-19 export writes them: 699 has no counter, 697 and 703 counters at 0.
+        self.merged = (f"SF:{streams}\nDA:697,0\nDA:698,61456\nDA:700,20304\nDA:701,20304\nDA:702,20304\n"
+                       f"DA:703,0\nDA:10,7\nend_of_record\nSF:{net}\nDA:5,3\nend_of_record\n"
+                       f"SF:{ROOT}/fuzz_targets/registry.cpp\nDA:1,9\nend_of_record\n")
+        self.per_target = (f"TN:buffered_writer\nSF:{streams}\nDA:697,0\nDA:698,40000\nDA:700,20304\n"
+                           f"DA:701,20304\nDA:702,20304\nDA:703,0\nend_of_record\n"
+                           f"TN:primitive_stream\nSF:{streams}\nDA:698,21456\nDA:700,0\nend_of_record\n"
+                           f"TN:compact_size\nSF:{streams}\nDA:698,0\nDA:700,0\nDA:10,7\nend_of_record\n"
+                           f"SF:{net}\nDA:5,3\nend_of_record\n")
+        self.options = {name: {"max_len": 4096} for name in ("buffered_writer", "primitive_stream", "compact_size",
+                                                             "prevector")}
+
+    def lcov(self, name, text):
+        path = self.directory / name
+        path.write_text(text)
+        return path
+
+    def reached_lines(self, text):
+        """The lines of streams.h the review calls reached: a DA count above 0 (review.parse_lcov)."""
+        reached = set()
+        for record in text.split("end_of_record"):
+            if "streams.h" in record:
+                reached |= {int(line[3:].split(",")[0]) for line in record.splitlines()
+                            if line.startswith("DA:") and int(line.split(",")[1]) > 0}
+        return sorted(reached & set(self.CHANGED))
+
+    def state(self, path):
+        self.subject.reach_lcov = path
+
+        def no_build(*_):
+            raise AssertionError("--reach-lcov started a coverage build of its own")
+        with mock.patch.object(mutate, "core_coverage_map", no_build):
+            reach, instrumented = quiet(self.subject.coverage, 1)
+        return {"coverage": {"reach": reach, "instrumented": instrumented}}
+
+    def mutant(self, line):
+        return {"id": f"streams.h#{line}", "file": "streams.h", "line": line, "rule": "stub", "operator": "stub",
+                "original": f"line {line}", "mutated": f"line {line} changed", "status": "pending"}
+
+    def judge(self, state, line, job):
+        quiet(mutate.baseline_failures, self.subject, self.options,
+              lambda name: job.run_fuzzer(name, self.options[name], ["-runs=0"], 900, None)[:2])
+        mutant = self.mutant(line)
+        quiet(mutate.process, job, mutant, state, self.options, None, 1, arguments())
+        return mutant
+
+    def test_reach_from_the_reviews_lcov(self):
+        state = self.state(self.lcov("coverage-targets.lcov", self.per_target))
+        self.assertEqual(set(state["coverage"]["instrumented"]), {"streams.h"})   # net.h: not a Core file mutated
+        self.assertEqual(mutate.targets_for(state, "streams.h", 698),
+                         (["buffered_writer", "primitive_stream"], "line"))
+        self.assertEqual(mutate.targets_for(state, "streams.h", 701), (["buffered_writer"], "line"))
+        self.assertEqual(mutate.targets_for(state, "streams.h", 697), ([], "line"))
+        self.assertEqual(mutate.targets_for(state, "streams.h", 10), (["compact_size"], "line"))
+        # Merged reach (coverage.lcov, no test name): the line is reached, every target runs on its mutants.
+        state = self.state(self.lcov("coverage.lcov", self.merged))
+        targets, kind = mutate.targets_for(state, "streams.h", 700)
+        self.assertEqual((targets, kind), ([mutate.ANY_TARGET], "line"))
+        self.assertEqual(mutate.runnable_targets(targets, self.options, True), sorted(self.options))
+        self.assertEqual(mutate.runnable_targets(["prevector", mutate.ANY_TARGET], self.options, True),
+                         ["prevector", "buffered_writer", "compact_size", "primitive_stream"])
+        self.assertEqual(mutate.runnable_targets(["absent_one", "prevector"], self.options, True), ["prevector"])
+        # An lcov of another tree names no file under this one: refused, not a run where nothing is reached.
+        with self.assertRaises(SystemExit):
+            self.state(self.lcov("other.lcov", "SF:/elsewhere/src/streams.h\nDA:698,5\nend_of_record\n"))
+
+    def test_a_line_the_review_counted_reached_is_never_not_reached(self):
+        for name, text in (("coverage-targets.lcov", self.per_target), ("coverage.lcov", self.merged)):
+            state = self.state(self.lcov(name, text))
+            reached = self.reached_lines(text)
+            self.assertEqual(reached, [698, 700, 701, 702], name)
+            for line in self.CHANGED:
+                self.subject.head_failing.clear()
+                job = FakeJob(self.subject, self.directory / "job", failing_on_head=("buffered_writer",
+                                                                                     "primitive_stream"))
+                mutant = self.judge(state, line, job)
+                if line in reached:
+                    self.assertEqual(mutant["status"], "killed", (name, line, mutant))
+                    self.assertFalse(mutant.get("not_reached"), (name, line))
+                    self.assertTrue(mutant["head_failing"], (name, line))
+                    self.assertIn(mutant["target"], ("buffered_writer", "primitive_stream"))
+                    self.assertTrue(mutant["check"].startswith("HEAD already failing: mismatch: buffered_writer")
+                                    or mutant["check"].startswith("HEAD already failing: mismatch: primitive_stream"),
+                                    mutant["check"])
+                    # The healthy targets that reach it ran first, replay then fuzzing; the failing ones last.
+                    ran = [(t, kind) for t, kind, mutated in job.calls if mutated]
+                    healthy = [t for t in mutant["targets"] if t not in self.subject.head_failing]
+                    self.assertEqual(ran[:2 * len(healthy)], [(t, "replay") for t in healthy]
+                                     + [(t, "fuzz") for t in healthy], (name, line))
+                else:   # 699: no counter (the nearest lines stand for it); nothing the review counted is lost
+                    self.assertNotEqual(mutant["status"], "pending")
+        self.assertEqual(self.subject.head_failing["buffered_writer"],
+                         "baseline replay (unmutated, ASan/UBSan): mismatch: buffered_writer: the slip")
+
+    def test_a_target_that_kills_is_preferred_and_a_line_at_zero_stays_not_reached(self):
+        state = self.state(self.lcov("coverage-targets.lcov", self.per_target))
+        job = FakeJob(self.subject, self.directory / "job", failing_on_head=("buffered_writer",), kills=("primitive_stream",))
+        mutant = self.judge(state, 698, job)
+        self.assertEqual((mutant["status"], mutant["target"], mutant["phase"], mutant.get("head_failing")),
+                         ("killed", "primitive_stream", "replay", None))
+        job = FakeJob(self.subject, self.directory / "job", failing_on_head=("buffered_writer",))
+        mutant = self.judge(state, 697, job)   # a counter at 0 in every target: not reached, as the review says
+        self.assertEqual((mutant["status"], mutant["not_reached"]), ("survived", True))
+        # A mutant that makes the failing target's replay pass is told apart from HEAD too.
+        job = FakeJob(self.subject, self.directory / "job")
+        self.subject.head_failing.clear()
+        self.subject.head_failing["buffered_writer"] = "baseline replay: mismatch"
+        mutant = self.mutant(701)
+        quiet(mutate.process, job, mutant, state, self.options, None, 1, arguments())
+        self.assertEqual((mutant["status"], mutant["head_failing"]), ("killed", True))
+        self.assertIn("the mutant's replay passes", mutant["check"])
+        mutate.make_pending(mutant)
+        self.assertNotIn("head_failing", mutant)
+
+    def test_a_failing_coverage_replay_keeps_its_profile(self):
+        # A stand-in for core_fuzz_replay: appends what it ran to $LLVM_PROFILE_FILE (%m as the runtime expands it)
+        # before it "aborts" (as differential/compare.cpp writes the counters first); fails on any input named bad*.
+        fake = self.directory / "core_fuzz_replay"
+        fake.write_text(f"#!{sys.executable}\n"
+                        "import os, sys\n"
+                        "path = sys.argv[3]\n"
+                        "with open(os.environ['LLVM_PROFILE_FILE'].replace('%m', 'sig'), 'a') as f:\n"
+                        "    f.write(os.path.basename(path) + '\\n')\n"
+                        "names = os.listdir(path) if os.path.isdir(path) else [os.path.basename(path)]\n"
+                        "sys.exit(134 if any(n.startswith('bad') for n in sorted(names)) else 0)\n")
+        fake.chmod(0o755)
+        corpus = self.directory / "corpora" / "buffered_writer"
+        corpus.mkdir(parents=True)
+        for name in ("a", "bad1", "c"):
+            (corpus / name).write_bytes(b"x")
+        profiles = self.directory / "profiles"
+        ok, summary = mutate.replay_for_reach(fake, "buffered_writer", corpus, profiles)
+        self.assertFalse(ok)
+        self.assertIn("FAILS on the unmutated tree", summary)
+        profile = profiles / "buffered_writer" / "sig.profraw"
+        self.assertTrue(profile.is_file(), "a failing replay's profile was deleted")
+        self.assertEqual(profile.read_text().split(), ["buffered_writer", "a", "bad1", "c"])
+        (corpus / "bad1").unlink()
+        ok, summary = mutate.replay_for_reach(fake, "buffered_writer", corpus, profiles)
+        self.assertTrue(ok)
+        self.assertEqual(profile.read_text().split(), ["buffered_writer"])   # a fresh directory per replay
+
+    def test_report_names_the_failing_targets_and_the_kills(self):
+        state = quiet(mutate.plan, arguments(files=["streams.h"], lines=["streams.h:698-702"]), None, None,
+                      self.subject, stub_generator(800))
+        state["config"]["head_failing_targets"] = {"buffered_writer": "baseline replay: mismatch: buffered_writer"}
+        state["config"]["reach_lcov"] = "review-out/coverage-targets.lcov"
+        state["mutants"][0].update(status="killed", phase="replay", target="buffered_writer", head_failing=True,
+                                   check="HEAD already failing: mismatch: buffered_writer", seconds=0.1)
+        state["mutants"][1].update(status="killed", phase="fuzz", target="compact_size", check="x", seconds=2.0)
+        for m in state["mutants"][2:]:
+            m.update(status="invalid", detail="error")
+        out = self.directory / "report"
+        out.mkdir()
+        quiet(mutate.write_report, state, out)
+        text, summary = (out / "report.md").read_text(), json.loads((out / "report.json").read_text())
+        self.assertEqual((summary["killed"], summary["killed_head_failing"], summary["survived_not_reached"]),
+                         (2, 1, 0))
+        self.assertIn("1 of them killed, HEAD already failing", text)
+        self.assertIn("targets whose corpus already fails on the unmutated tree (kept, with their reach", text)
+        self.assertIn("reach from review-out/coverage-targets.lcov", text)
 
 
 class EquivalenceByInstantiation(unittest.TestCase):

@@ -3,7 +3,8 @@
 real `git diff -U0` of a temporary git repository (replaced, added, deleted-only and multi-hunk changes, a deleted
 file, a file outside the serialization list), BASE resolution and its errors, and the verdict / exit status on
 synthetic results (a finding, one BASE has too, a changed code line not reached, a line without a counter, a
-surviving mutant, a slower case, all clean), make mutate's report entries as the review's, the mutation plan."""
+surviving mutant, a slower case, all clean), make mutate's report entries as the review's, the mutation plan, and the
+mutation phase's reach taken from the review's own coverage."""
 import contextlib
 import io
 import subprocess
@@ -332,6 +333,72 @@ class Verdict(unittest.TestCase):
             text = (f"SF:{tree}/src/serialize.h\nDA:3,0\nDA:4,9\nDA:4,2\nend_of_record\n"
                     f"SF:/elsewhere/x.h\nDA:1,1\nend_of_record\n")
             self.assertEqual(review.parse_lcov(text, tree), {"src/serialize.h": {3: 0, 4: 9}})
+
+
+
+class OneReachPerReview(unittest.TestCase):
+    """Issue 53: the mutation phase takes its reach from the review's own coverage of HEAD (--reach-lcov
+    review-out/coverage-targets.lcov), so a mutant of a line the coverage phase counted as reached is never "not
+    reached"; a mutant only a target already failing on HEAD tells apart is killed, HEAD already failing."""
+
+    def test_the_mutation_command_takes_the_reviews_lcov(self):
+        with tempfile.TemporaryDirectory() as directory:
+            out = Path(directory)
+            self.assertIsNone(review.reach_lcov(out))            # no coverage phase yet: mutate's own build
+            self.assertNotIn("--reach-lcov", review.mutation_command({"src/streams.h": [698]}, 30, None))
+            (out / "coverage.lcov").write_text("SF:x\nDA:1,1\nend_of_record\n")
+            self.assertEqual(review.reach_lcov(out), out / "coverage.lcov")
+            (out / "coverage-targets.lcov").write_text("")      # empty (no Core file mapped): the merged one
+            self.assertEqual(review.reach_lcov(out), out / "coverage.lcov")
+            (out / "coverage-targets.lcov").write_text("TN:buffered_writer\nSF:x\nDA:1,1\nend_of_record\n")
+            self.assertEqual(review.reach_lcov(out), out / "coverage-targets.lcov")
+            command = review.mutation_command({"src/streams.h": [698, 700, 701, 702]}, 30, review.reach_lcov(out))
+            self.assertEqual(command[command.index("--reach-lcov") + 1], str(out / "coverage-targets.lcov"))
+            self.assertEqual(command[command.index("--lines") + 1], "streams.h:698,700-702")
+
+    def test_per_target_sections_give_mutate_the_reviews_reach(self):
+        with tempfile.TemporaryDirectory() as directory:
+            tree = Path(directory)
+            streams = tree / "src" / "streams.h"
+            streams.parent.mkdir(parents=True)
+            streams.write_text("x\n" * 800)
+            # llvm-cov-19 export -format=lcov of each target's profile (no test name), as collect_coverage writes
+            # them into coverage-targets.lcov; the merged coverage.lcov is their sum.
+            exports = {"buffered_writer": f"SF:{streams}\nFN:690,_ZN1W5writeE\nDA:697,0\nDA:698,40000\n"
+                                          f"DA:700,20304\nDA:701,20304\nDA:702,20304\nend_of_record\n",
+                       "primitive_stream": f"TN:\nSF:{streams}\nDA:697,0\nDA:698,21456\nDA:700,0\n"
+                                           f"end_of_record\n",
+                       "compact_size": f"SF:{streams}\nDA:697,0\nDA:698,0\nend_of_record\n"}
+            sections = "".join(review.tagged_lcov(target, text) for target, text in exports.items())
+            self.assertEqual(review.tagged_lcov("compact_size", exports["compact_size"]),
+                             f"TN:compact_size\nSF:{streams}\nDA:697,0\nDA:698,0\nend_of_record\n")
+            merged = (f"SF:{streams}\nDA:697,0\nDA:698,61456\nDA:700,20304\nDA:701,20304\nDA:702,20304\n"
+                      f"end_of_record\n")
+            counted = review.classify({"src/streams.h": [697, 698, 699, 700, 701, 702]},
+                                      review.parse_lcov(merged, tree))["src/streams.h"]
+            self.assertEqual(counted["reached"], [698, 700, 701, 702])
+            for text in (sections, merged):
+                reach, instrumented = review.mutate_tool.reach_from_lcov(text, tree / "src", ["streams.h"])
+                state = {"coverage": {"reach": reach, "instrumented": instrumented}}
+                for line in counted["reached"]:
+                    targets, _ = review.mutate_tool.targets_for(state, "streams.h", line)
+                    self.assertTrue(targets, f"line {line}, reached in the review, has no target in mutate")
+                self.assertEqual(review.mutate_tool.targets_for(state, "streams.h", 697)[0], [])
+            reach, _ = review.mutate_tool.reach_from_lcov(sections, tree / "src", ["streams.h"])
+            self.assertEqual(reach["streams.h"]["698"], {"buffered_writer": 40000, "primitive_stream": 21456})
+
+    def test_killed_head_already_failing_is_a_note_not_a_survivor(self):
+        row = review.mutant_row({"id": "streams.h#3", "file": "streams.h", "line": 698, "status": "killed",
+                                 "phase": "replay", "target": "buffered_writer", "head_failing": True,
+                                 "check": "HEAD already failing: mismatch: buffered_writer"})
+        self.assertEqual((row["status"], row["killed_by"], row["head_already_failing"]),
+                         ("killed", "buffered_writer", True))
+        r = results()
+        r["mutation"]["mutants"] = [row] + mutants("killed")
+        status, reasons = review.verdict(r)
+        self.assertEqual((status, reasons), (0, []))
+        self.assertIn("1 mutant(s) killed, HEAD already failing", " ".join(r["notes"]))
+        self.assertFalse(mutants("killed")[0]["head_already_failing"])
 
 
 if __name__ == "__main__":

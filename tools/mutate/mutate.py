@@ -19,6 +19,9 @@ the run starts, as are the mutated files' originals) and build tree:
   2. reach: the coverage build of `make coverage` (build/coverage) replays each target's corpus; the
      targets whose replay executes the mutated line are the ones run. None = "survived (not reached)"; so is every
      mutant of a file no line of which is in the fuzz binary (crypto/block_check.cpp: the CLI and unit tests only).
+     --reach-lcov FILE takes the reach from an lcov tracefile instead (make review-core's coverage of HEAD: one
+     notion of reach per review): a record under "TN:<target>" is that target's, one without a test name is
+     merged reach (every target is run on a mutant of a line it counts).
   3. incremental build of the libFuzzer + ASan/UBSan binary (as `make fuzz`, plus the CI asan-ubsan job's integer
      checks and ignorelist for the serdiff subject; only the units that include
      the file rebuild; ccache when installed), replay of the committed corpora (and real-data seeds) of
@@ -33,13 +36,16 @@ With --subject core [--core-src DIR] (make mutate SUBJECT=core [CORE_SRC=DIR]) t
 own (CORE_FILES, relative to the Core tree's src/; the tree given, or the pinned sdist, is never written): each job
 copies the tree's src/ to build/mutate-core/jobs/<n>/core/src and builds core_fuzz_libfuzzer from it; reach comes
 from a coverage build of core_fuzz_replay (build/mutate-core/coverage), and only the Core-backed targets run.
-State and report: mutate-out/core/.
+A target whose corpus already fails on the unmutated tree (a finding in it) keeps its reach (its coverage replay
+keeps the profile the mismatch report writes before it aborts, and the inputs after the failing one run one by one):
+its mutants are judged by the other targets that reach them first, and one only it tells apart is "killed, HEAD
+already failing" (check "HEAD already failing: ..."), never "not reached". State and report: mutate-out/core/.
 
 --lines FILE:1,5-9 keeps only the mutants on those lines (a review of changed lines).
 
   tools/mutate/mutate.py run [--files serialize/file.h] [--sample N] [--seed 1] [--time 60] [--jobs 1]
                              [--resume] [--unit] [--shard I/N] [--out mutate-out] [--lines FILE:1,5-9]
-                             [--subject serdiff|core] [--core-src DIR]
+                             [--subject serdiff|core] [--core-src DIR] [--reach-lcov FILE]
   tools/mutate/mutate.py report [--out mutate-out]
 """
 import argparse
@@ -86,6 +92,12 @@ CORE_TRIAGE = ROOT / "tools" / "mutate" / "triage-core.tsv"
 # serialize/ for the types the fuzz targets use.
 INSTANTIATION_UNIT = "tools/mutate/instantiate.cpp"
 INSTANTIATION_ONLY = "instantiation-only"
+# The target of merged reach (an lcov record with no test name, --reach-lcov): the line is reached, by some target
+# the file does not name, so every target runs on its mutants.
+ANY_TARGET = "*"
+HEAD_ALREADY_FAILING = "HEAD already failing"
+DIRECTORY_TIMEOUT = 1800   # a corpus directory's coverage replay (as make review-core's)
+FILE_TIMEOUT = 120         # one input's
 
 lock = threading.Lock()
 
@@ -137,6 +149,7 @@ class SerdiffSubject:
     title = "serialize/"
     triage = TRIAGE
     root = ROOT                       # where the original of every mutated file is read
+    reach_lcov = None                 # --reach-lcov FILE: the reach map from this lcov instead of a coverage build
 
     def original(self, path):
         """The bytes of a mutated file as the run started (read once): every mutant is applied to and restored from
@@ -199,7 +212,18 @@ class SerdiffSubject:
     def config(self):
         return {}
 
+    @property
+    def head_failing(self):
+        """{target: why} of the targets whose corpus already fails on the unmutated tree (the Core subject's)."""
+        return self.__dict__.setdefault("failing", {})
+
+    def reach_files(self):
+        """The files a reach map covers."""
+        return mutable_sources()
+
     def coverage(self, jobs):
+        if self.reach_lcov is not None:
+            return lcov_coverage(self, self.reach_lcov)
         return coverage_map(jobs)
 
 
@@ -215,7 +239,6 @@ class CoreSubject(SerdiffSubject):
         self.tree = Path(tree).resolve()
         self.root = self.tree / "src"
         self.title = f"Bitcoin Core's src/ ({self.tree})"
-        self.left_out = {}   # target -> why: its committed corpus already fails on the unmutated tree
 
     def default_files(self):
         return list(CORE_FILES)
@@ -273,7 +296,12 @@ class CoreSubject(SerdiffSubject):
     def config(self):
         return {"subject": "core", "core_tree": str(self.tree)}
 
+    def reach_files(self):
+        return list(CORE_FILES)
+
     def coverage(self, jobs):
+        if self.reach_lcov is not None:
+            return lcov_coverage(self, self.reach_lcov)
         # Core's coverage build is a full one (its files and the harness): every core, as a job's build uses.
         return core_coverage_map(self, max(jobs, os.cpu_count() or 1))
 
@@ -465,26 +493,22 @@ def core_coverage_map(subject, jobs):
                    check=True, stdout=subprocess.DEVNULL)
     binary = build / "bin" / "core_fuzz_replay"
     profiles = build / "profiles"
-    profiles.mkdir(exist_ok=True)
-    for old in profiles.glob("*.profraw"):
-        old.unlink()
+    shutil.rmtree(profiles, ignore_errors=True)
+    profiles.mkdir(parents=True)
     # --list names the targets built for Core only (the absent ones are in --list --json alone).
     for target in subprocess.run([str(binary), "--list"], check=True, capture_output=True, text=True).stdout.split():
         corpus = ROOT / "corpora" / target
         if not corpus.is_dir():
             log(f"mutate: coverage: {target}: no corpora/{target}/, skipped")
             continue
-        result = subprocess.run([str(binary), "--target", target, str(corpus)], capture_output=True, text=True,
-                                env={**os.environ, "LLVM_PROFILE_FILE": str(profiles / f"{target}.profraw")})
-        summary = (result.stdout + result.stderr).strip().splitlines()
-        log(f"mutate: coverage: {target}: {summary[-1] if summary else 'no output'}")
-        if result.returncode != 0:
-            # The unmutated Core tree already fails this target (a finding in that tree, or a target not ready for
-            # Core): it would "kill" every mutant, so it reaches nothing here and never runs (serdiff's own subject
-            # stops instead: there a failing corpus is a bug of the suite).
-            subject.left_out[target] = f"coverage replay: {first_mismatch(result.stdout + result.stderr)}"
-            log(f"mutate: coverage: {target}: LEFT OUT, its corpus fails on the unmutated Core tree")
-            (profiles / f"{target}.profraw").unlink(missing_ok=True)
+        ok, summary = replay_for_reach(binary, target, corpus, profiles)
+        log(f"mutate: coverage: {target}: {summary}")
+        if not ok:
+            # The unmutated Core tree already fails this target (a finding in that tree): its reach is kept (the
+            # counters up to the mismatch, then every input one by one); run() replays it on the ASan build and
+            # judges the mutants it reaches as "HEAD already failing" when no other target kills them.
+            log(f"mutate: coverage: {target}: its corpus fails on the unmutated Core tree (reach kept: the profile "
+                f"is written before the abort, the other inputs replayed one by one)")
     reach, instrumented = reach_from_profiles(binary, build, [subject.root / f for f in CORE_FILES],
                                               subject.root.resolve())
     unmapped = [f for f in CORE_FILES if not instrumented.get(f)]
@@ -495,29 +519,107 @@ def core_coverage_map(subject, jobs):
     return reach, instrumented
 
 
+def replay_for_reach(binary, target, corpus, profiles):
+    """One target's corpus through a coverage binary, every run's counters merged into profiles/<target>/ (%m:
+    online merging). A replay that fails (the unmutated tree already fails the target: a finding) keeps its profile,
+    which the mismatch report writes before it aborts (differential/compare.cpp), and the corpus is then replayed
+    file by file so the inputs after the failing one count too, as make review-core's coverage phase does (a failing
+    replay's profile was deleted here once: every line only that target reached was "not reached" in a review whose
+    own coverage counted it thousands of times). Returns (ok, a line saying how it went)."""
+    directory = profiles / target
+    shutil.rmtree(directory, ignore_errors=True)
+    directory.mkdir(parents=True)
+    environment = {**os.environ, "LLVM_PROFILE_FILE": str(directory / "%m.profraw")}
+    try:
+        result = subprocess.run([str(binary), "--target", target, str(corpus)], capture_output=True, text=True,
+                                errors="replace", env=environment, timeout=DIRECTORY_TIMEOUT)
+        text, failed = result.stdout + result.stderr, result.returncode != 0
+    except subprocess.TimeoutExpired:
+        text, failed = f"the replay did not finish in {DIRECTORY_TIMEOUT} s", True
+    if not failed:
+        lines = text.strip().splitlines()
+        return True, lines[-1] if lines else "no output"
+    for path in sorted(p for p in Path(corpus).rglob("*") if p.is_file()):
+        try:
+            subprocess.run([str(binary), "--target", target, str(path)], capture_output=True, env=environment,
+                           timeout=FILE_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            pass
+    return False, f"FAILS on the unmutated tree: {first_mismatch(text)}"
+
+
+def add_lcov_reach(text, root, reach, instrumented, target=None, files=None):
+    """Adds an lcov text's DA records of the files under `root` (named relative to it; only `files` when given) to
+    reach ({file: {line: {target: count}}}) and instrumented ({file: set(lines)}). The target is `target`, else the
+    record's "TN:" test name, else ANY_TARGET (merged reach). A count seen twice for one target keeps the larger (as
+    make review-core's parse_lcov)."""
+    root = Path(root).resolve()
+    current, test_name = None, None
+    for line in text.splitlines():
+        if line.startswith("TN:"):
+            test_name = line[3:].strip() or None
+        elif line.startswith("SF:"):
+            path = Path(line[3:]).resolve()
+            current = str(path.relative_to(root)) if path.is_relative_to(root) else None
+            if current is not None and files is not None and current not in files:
+                current = None
+        elif line.startswith("DA:") and current:
+            number, count = (int(field) for field in line[3:].split(",")[:2])
+            instrumented.setdefault(current, set()).add(number)
+            if count > 0:
+                counts = reach.setdefault(current, {}).setdefault(number, {})
+                name = target or test_name or ANY_TARGET
+                counts[name] = max(counts.get(name, 0), count)
+        elif line == "end_of_record":
+            current = None
+
+
+def finish_reach(reach, instrumented):
+    return ({f: {str(n): t for n, t in sorted(lines.items())} for f, lines in reach.items()},
+            {f: sorted(lines) for f, lines in instrumented.items()})
+
+
+def reach_from_lcov(text, root, files=None):
+    """(reach, instrumented) from an lcov tracefile (--reach-lcov): per target where its records carry a test name
+    ("TN:<target>", make review-core's coverage-targets.lcov), merged (ANY_TARGET) where they do not (its
+    coverage.lcov)."""
+    reach, instrumented = {}, {}
+    add_lcov_reach(text, root, reach, instrumented, files=set(files) if files is not None else None)
+    return finish_reach(reach, instrumented)
+
+
+def lcov_coverage(subject, path):
+    """The subject's reach map from --reach-lcov FILE: the same counts the review that passed it judged its changed
+    lines by, so a mutant of a line it counted as reached is never "not reached"."""
+    path = Path(path)
+    if not path.is_file():
+        sys.exit(f"mutate: --reach-lcov {path}: no such file")
+    log(f"mutate: reach from {path} (no coverage build)")
+    reach, instrumented = reach_from_lcov(path.read_text(errors="replace"), subject.root, subject.reach_files())
+    if not instrumented:
+        sys.exit(f"mutate: --reach-lcov {path}: no record of a file under {subject.root} "
+                 f"({' '.join(subject.reach_files())}): an lcov of another tree?")
+    return reach, instrumented
+
+
 def reach_from_profiles(binary, build, sources, root):
-    """{file: {line: {target: count}}} and {file: instrumented lines} from build/profiles/<target>.profraw, the
-    files named relative to `root`."""
+    """{file: {line: {target: count}}} and {file: instrumented lines} from build/profiles/<target>.profraw or
+    build/profiles/<target>/*.profraw, the files named relative to `root`."""
     profiles = build / "profiles"
     reach, instrumented = {}, {}
     sources = [str(s) for s in sources]
+    groups = {}
     for raw in sorted(profiles.glob("*.profraw")):
-        target = raw.stem
+        groups.setdefault(raw.stem, []).append(str(raw))
+    for raw in sorted(profiles.glob("*/*.profraw")):
+        groups.setdefault(raw.parent.name, []).append(str(raw))
+    for target, raws in sorted(groups.items()):
         data = build / f"target-{target}.profdata"
-        subprocess.run(["llvm-profdata-19", "merge", "-sparse", "-o", str(data), str(raw)], check=True)
+        subprocess.run(["llvm-profdata-19", "merge", "-sparse", "-o", str(data)] + raws, check=True)
         lcov = subprocess.run(["llvm-cov-19", "export", "-format=lcov", f"-instr-profile={data}", str(binary)]
                               + sources, check=True, capture_output=True, text=True).stdout
-        current = None
-        for line in lcov.splitlines():
-            if line.startswith("SF:"):
-                current = str(Path(line[3:]).resolve().relative_to(root))
-            elif line.startswith("DA:") and current:
-                number, count = line[3:].split(",")[:2]
-                instrumented.setdefault(current, set()).add(int(number))
-                if int(count) > 0:
-                    reach.setdefault(current, {}).setdefault(int(number), {})[target] = int(count)
-    return ({f: {str(n): t for n, t in lines.items()} for f, lines in reach.items()},
-            {f: sorted(lines) for f, lines in instrumented.items()})
+        add_lcov_reach(lcov, root, reach, instrumented, target=target)
+    return finish_reach(reach, instrumented)
 
 
 def targets_for(state, path, line):
@@ -983,6 +1085,29 @@ def line_changed(subject, mutant):
     return None if now == mutant["original"] else now
 
 
+def runnable_targets(targets, options, core):
+    """The reaching targets a mutant runs: ANY_TARGET (merged reach, --reach-lcov) stands for every target of
+    `options` not already named; the Core subject runs only its Core-backed targets (never the absent ones)."""
+    named = [t for t in targets if t != ANY_TARGET]
+    if ANY_TARGET in targets:
+        named += [t for t in sorted(options) if t not in named]
+    return [t for t in named if t in options] if core else named
+
+
+def baseline_failures(subject, names, replay):
+    """The targets whose committed corpus already fails on the unmutated tree, recorded in subject.head_failing
+    ({target: why}); `replay(name)` is (status, output) of its replay. They stay runnable (a target left out once
+    took its reach with it: every mutant only it reached was "not reached")."""
+    for name in sorted(names):
+        status, text = replay(name)
+        if status != 0:
+            subject.head_failing[name] = f"baseline replay (unmutated, ASan/UBSan): {classify(text, status)}"
+            log(f"mutate: {name}: HEAD FAILING, its corpus already fails on the unmutated tree: "
+                f"{classify(text, status)}; a mutant it reaches that no other target kills is killed, "
+                f"{HEAD_ALREADY_FAILING}")
+    return subject.head_failing
+
+
 def process(job, mutant, state, options, shared, seconds, arguments):
     started = time.time()
     now = line_changed(job.subject, mutant)
@@ -992,9 +1117,13 @@ def process(job, mutant, state, options, shared, seconds, arguments):
         mutant["elapsed"] = 0.0
         return
     targets, reach_kind = targets_for(state, mutant["file"], mutant["line"])
-    if job.subject.name == "core":
-        targets = [t for t in targets if t in options]   # the Core-backed targets only (never the absent ones)
+    targets = runnable_targets(targets, options, job.subject.name == "core")
     mutant["targets"], mutant["reach"] = targets, reach_kind
+    # A target whose corpus already fails on the unmutated tree fails on every mutant too: it judges a mutant only
+    # after the other targets that reach it (their replay and fuzzing) left it alive.
+    failing = job.subject.head_failing
+    healthy = [t for t in targets if t not in failing]
+    already_failing = [t for t in targets if t in failing]
     try:
         verdict, detail = job.tce(mutant, targets)
         if verdict == INSTANTIATION_ONLY:
@@ -1032,7 +1161,7 @@ def process(job, mutant, state, options, shared, seconds, arguments):
             mutant["status"], mutant["detail"] = "invalid", "fuzz build: " + first_error(result.stdout)
             return
         # 1. Replay: every reaching target's committed corpus (and real-data seeds), no mutation.
-        for target in targets:
+        for target in healthy:
             status, text, took = job.run_fuzzer(target, options[target], ["-runs=0"], 900, shared)
             if status != 0:
                 mutant.update(status="killed", phase="replay", target=target, check=classify(text, status),
@@ -1040,7 +1169,7 @@ def process(job, mutant, state, options, shared, seconds, arguments):
                 return
         # 2. Fuzz each reaching target for TIME seconds until one kills it (fresh corpus each time).
         spent = 0.0
-        for target in targets:
+        for target in healthy:
             scratch = job.base / "fuzz-corpus"
             shutil.rmtree(scratch, ignore_errors=True)
             scratch.mkdir(parents=True)
@@ -1052,6 +1181,15 @@ def process(job, mutant, state, options, shared, seconds, arguments):
                               seconds=round(spent + took, 1))
                 return
             spent += took
+        # 3. The reaching targets that already fail on the unmutated tree: their replay tells the mutant apart only
+        # as HEAD's finding does, so it is "killed, HEAD already failing", not a survivor (nor "not reached").
+        for target in already_failing:
+            status, text, took = job.run_fuzzer(target, options[target], ["-runs=0"], 900, shared)
+            check = (f"{HEAD_ALREADY_FAILING}: {classify(text, status)}" if status != 0 else
+                     f"{HEAD_ALREADY_FAILING} ({failing[target]}); the mutant's replay passes")
+            mutant.update(status="killed", phase="replay", target=target, check=check, head_failing=True,
+                          seconds=round(spent + took, 1))
+            return
         mutant["status"] = "survived"
         mutant["detail"] = f"no kill by replay nor {seconds} s of fuzzing per target"
     finally:
@@ -1134,7 +1272,7 @@ def stale_coverage(state, suite):
 
 
 RESULT_KEYS = ("detail", "not_reached", "targets", "reach", "differs_in", "build_seconds", "phase", "target", "check",
-               "seconds", "elapsed", "unit_killed", "suite")
+               "seconds", "elapsed", "unit_killed", "suite", "head_failing")
 
 
 def make_pending(mutant):
@@ -1180,6 +1318,8 @@ def run(arguments):
     suite = current_suite()
     if state is None:
         state = plan(arguments, cli, out, subject)
+        if subject.reach_lcov is not None:
+            state["config"]["reach_lcov"] = str(subject.reach_lcov)
         state["coverage"] = dict(zip(("reach", "instrumented"), subject.coverage(arguments.jobs)), suite=suite)
         if arguments.import_results:
             import_results(state, Path(arguments.import_results))
@@ -1241,17 +1381,13 @@ def run(arguments):
         subprocess.run([str(jobs[0].build / "bin" / "serdiff_corpus_gen"), "--shared-data", str(SHARED_DATA),
                         "--out", str(shared)], check=True, stdout=subprocess.DEVNULL)
     if subject.name == "core":
-        # A target whose committed corpus already fails on the unmutated tree (ASan/UBSan build) cannot tell a
-        # mutant from the original: left out, with the reason in the report.
-        for name in sorted(options):
-            status, text, _ = jobs[0].run_fuzzer(name, options[name], ["-runs=0"], 900, shared)
-            if status != 0:
-                subject.left_out[name] = f"baseline replay (unmutated, ASan/UBSan): {classify(text, status)}"
-                log(f"mutate: {name}: LEFT OUT, its corpus fails on the unmutated Core tree: {classify(text, status)}")
-                del options[name]
+        # A target whose committed corpus already fails on the unmutated tree (ASan/UBSan build) is a finding in
+        # that tree: it stays, with its reach, and judges a mutant only after the other reaching targets (process()).
+        baseline_failures(subject, options,
+                          lambda name: jobs[0].run_fuzzer(name, options[name], ["-runs=0"], 900, shared)[:2])
         log(f"mutate: Core-backed targets: {' '.join(sorted(options))}")
-        if subject.left_out:
-            state["config"].setdefault("left_out_targets", {}).update(subject.left_out)
+        if subject.head_failing:
+            state["config"]["head_failing_targets"] = dict(subject.head_failing)
             save_state(state_path, state)
 
     started_at, processed = time.time(), [0]
@@ -1340,6 +1476,8 @@ def summarize(state):
         "killed_by_replay": sum(1 for m in killed if m.get("phase") == "replay"),
         "killed_by_fuzzing": sum(1 for m in killed if m.get("phase") == "fuzz"),
         "killed_by_unit": sum(1 for m in killed if m.get("phase") == "unit"),
+        # killed by a target whose corpus already fails on the unmutated tree, no other target having killed it
+        "killed_head_failing": sum(1 for m in killed if m.get("head_failing")),
         "survived": len(scored) - len(killed),
         "survived_not_reached": sum(1 for m in scored if survived_not_reached(m)),
         # UNIT=1: mutants no fuzz target reaches that ctest killed.
@@ -1456,7 +1594,9 @@ def write_report(state, out, prefix=""):
         + (f"; errors: {summary['errors']}" if summary["errors"] else ""),
         f"- valid non-equivalent: {summary['valid_non_equivalent']}; killed {summary['killed']} "
         f"({summary['killed_by_replay']} by corpus replay, {summary['killed_by_fuzzing']} by fuzzing"
-        + (f", {summary['killed_by_unit']} by the unit tests" if summary["killed_by_unit"] else "") + "); "
+        + (f", {summary['killed_by_unit']} by the unit tests" if summary["killed_by_unit"] else "")
+        + (f"; {summary['killed_head_failing']} of them killed, {HEAD_ALREADY_FAILING}: only by a target whose corpus "
+           f"already fails on the unmutated tree" if summary["killed_head_failing"] else "") + "); "
         f"survived {summary['survived']} ({summary['survived_not_reached']} not reached"
         + (f", {summary['survived_instantiation_only']} of them instantiation-only: compiled only in "
            f"{INSTANTIATION_UNIT}" if summary["survived_instantiation_only"] else "") + ")",
@@ -1481,6 +1621,12 @@ def write_report(state, out, prefix=""):
         lines.append(f"- cost: {summary['job_seconds'] / 3600:.1f} job-hours (each done mutant's TCE, build, replay "
                      f"and fuzzing, summed; its last run only, job setup not counted), "
                      f"{summary['job_minutes_per_valid']} job-minutes per valid non-equivalent mutant")
+    if config.get("head_failing_targets"):
+        lines.append("- targets whose corpus already fails on the unmutated tree (kept, with their reach; a mutant "
+                     f"only they kill is killed, {HEAD_ALREADY_FAILING}): " + "; ".join(
+                         f"{target}: {why}" for target, why in sorted(config["head_failing_targets"].items())))
+    if config.get("reach_lcov"):
+        lines.append(f"- reach from {config['reach_lcov']} (--reach-lcov), no coverage build of its own")
     if config.get("left_out_targets"):
         lines.append("- targets left out (their corpus fails on the unmutated tree): " + "; ".join(
             f"{target}: {why}" for target, why in sorted(config["left_out_targets"].items())))
@@ -1566,6 +1712,9 @@ def main():
                         "(e.g. tools/mutate/results/report.json) instead of running those mutants again")
     parser.add_argument("--lines", action="append", default=[], metavar="FILE:1,5-9",
                         help="only the mutants of these lines (space-separated or repeated; FILE as --files names it)")
+    parser.add_argument("--reach-lcov", default="", metavar="FILE",
+                        help="the reach map from this lcov tracefile instead of a coverage build (make review-core's "
+                             "coverage of HEAD): records under TN:<target> are that target's, others merged reach")
     parser.add_argument("--out", default=None, help="state and report (default: mutate-out, the Core subject's "
                         "mutate-out/core)")
     parser.add_argument("--state", default="", help="state file (default: <out>/state.json)")
@@ -1593,6 +1742,8 @@ def main():
     if arguments.command == "merge":
         return merge_states(arguments)
     arguments.subject_object = make_subject(name, fuzz_subject.core_src())
+    if arguments.reach_lcov:
+        arguments.subject_object.reach_lcov = Path(arguments.reach_lcov).resolve()
     return run(arguments)
 
 

@@ -340,12 +340,15 @@ def collect_coverage(binary, inputs, out):
     """Runs each target's inputs through the coverage binary, merges the profiles, exports lcov; {file: {line:
     count}} for the files under the HEAD export. A directory whose replay fails (a finding) is replayed file by
     file, so the files after the failing one still count; a failing input's own counters count too (the mismatch
-    report writes the profile before it aborts: differential/compare.cpp)."""
+    report writes the profile before it aborts: differential/compare.cpp). Each target's profiles are kept apart:
+    out/coverage.lcov has their sum, out/coverage-targets.lcov the same counters per target (a "TN:<target>"
+    section each, make mutate's files only), the reach the mutation phase takes (--reach-lcov): one notion of reach
+    per review."""
     profiles = out / "profiles"
     shutil.rmtree(profiles, ignore_errors=True)
     profiles.mkdir(parents=True)
-    environment = {**os.environ, "LLVM_PROFILE_FILE": str(profiles / "%m.profraw")}
     for target, directories in inputs.items():
+        environment = {**os.environ, "LLVM_PROFILE_FILE": str(profiles / target / "%m.profraw")}
         for directory in directories:
             if not directory.is_dir() or not any(directory.iterdir()):
                 continue
@@ -361,21 +364,42 @@ def collect_coverage(binary, inputs, out):
                                        capture_output=True, timeout=INPUT_TIMEOUT)
                     except subprocess.TimeoutExpired:
                         pass
-    raw = sorted(map(str, profiles.glob("*.profraw")))
+    raw = sorted(map(str, profiles.glob("*/*.profraw")))
     if not raw:
         raise Failure("the coverage replay wrote no profile")
     merged = out / "merged.profdata"
+    sources = [str(HEAD_TREE / "src" / name) for name in mutate_tool.CORE_FILES if (HEAD_TREE / "src" / name).is_file()]
+    sections = []
     try:
         subprocess.run(["llvm-profdata-19", "merge", "-sparse", "-o", str(merged), *raw], check=True,
                        capture_output=True)
         lcov = subprocess.run(["llvm-cov-19", "export", str(binary), f"-instr-profile={merged}", "-format=lcov"],
                               check=True, capture_output=True, text=True, errors="replace").stdout
+        for directory in sorted(p for p in profiles.iterdir() if p.is_dir()):
+            own = sorted(map(str, directory.glob("*.profraw")))
+            if not own or not sources:
+                continue
+            data = profiles / f"{directory.name}.profdata"
+            subprocess.run(["llvm-profdata-19", "merge", "-sparse", "-o", str(data), *own], check=True,
+                           capture_output=True)
+            sections.append(tagged_lcov(directory.name, subprocess.run(
+                ["llvm-cov-19", "export", str(binary), f"-instr-profile={data}", "-format=lcov", *sources],
+                check=True, capture_output=True, text=True, errors="replace").stdout))
     except (OSError, subprocess.CalledProcessError) as error:
         raise Failure(f"merging or exporting the coverage failed (llvm-profdata-19/llvm-cov-19 from llvm-19): "
                       f"{getattr(error, 'stderr', '') or error}")
     (out / "coverage.lcov").write_text(lcov)
+    (out / "coverage-targets.lcov").write_text("".join(sections))
     shutil.rmtree(profiles, ignore_errors=True)
     return parse_lcov(lcov, HEAD_TREE)
+
+
+def tagged_lcov(target, text):
+    """An lcov export of one target's counters with "TN:<target>" before its records (any test name llvm-cov wrote
+    replaced): a section of coverage-targets.lcov, read by make mutate --reach-lcov as that target's reach."""
+    lines = [line for line in text.splitlines() if not line.startswith("TN:")]
+    return "".join(f"TN:{target}\n" + "".join(f"{line}\n" for line in record.strip("\n").splitlines())
+                   + "end_of_record\n" for record in "\n".join(lines).split("end_of_record") if record.strip())
 
 
 def parse_lcov(text, tree):
@@ -517,11 +541,22 @@ def mutation_plan(changed):
     return files, lines, sorted(f"src/{name}" for name in relative if name not in mutate_tool.CORE_FILES)
 
 
-def mutation_command(changed, seconds):
+def reach_lcov(out):
+    """The review's own coverage of HEAD for the mutation phase: per target (coverage-targets.lcov), else merged
+    (coverage.lcov: every target runs on a mutant of a reached line); None before the coverage phase wrote one."""
+    for name in ("coverage-targets.lcov", "coverage.lcov"):
+        if (out / name).is_file() and (out / name).stat().st_size:
+            return out / name
+    return None
+
+
+def mutation_command(changed, seconds, lcov=None):
+    """make mutate SUBJECT=core on the changed lines; with `lcov` (reach_lcov) its reach is the review's coverage of
+    HEAD, not a coverage build of its own: a mutant of a line the review counted as reached is never "not reached"."""
     files, lines, _ = mutation_plan(changed)
-    return ["python3", "tools/mutate/mutate.py", "run", "--subject", "core", "--core-src", str(shown(HEAD_TREE)),
-            "--files", files, "--lines", lines, "--time", str(seconds), "--out", str(shown(MUTATION_WORK)),
-            "--jobs", "1"]
+    return (["python3", "tools/mutate/mutate.py", "run", "--subject", "core", "--core-src", str(shown(HEAD_TREE)),
+             "--files", files, "--lines", lines, "--time", str(seconds), "--out", str(shown(MUTATION_WORK)),
+             "--jobs", "1"] + (["--reach-lcov", str(shown(Path(lcov).resolve()))] if lcov else []))
 
 
 def unified(mutant):
@@ -541,6 +576,8 @@ def mutant_row(mutant):
             "original": mutant.get("original", ""), "mutated": mutant.get("mutated", ""), "status": status,
             "operator": mutant.get("operator", ""), "targets": mutant.get("targets", []),
             "killed_by": mutant.get("target") if killed else None,
+            # killed only by a target whose corpus already fails on HEAD (its check: "HEAD already failing: ...")
+            "head_already_failing": killed and bool(mutant.get("head_failing")),
             "how": mutant.get("phase") if killed else None,
             "detail": (mutant.get("check") if killed else mutant.get("detail")) or "", "diff": unified(mutant)}
 
@@ -581,7 +618,7 @@ def apply_triage(entry, path, results=None):
 def mutation(changed, seconds, out):
     """make mutate SUBJECT=core on exactly the changed lines (every mutant there): the review's "mutation" entry."""
     files, lines, unmutated = mutation_plan(changed)
-    command = mutation_command(changed, seconds)
+    command = mutation_command(changed, seconds, reach_lcov(out))
     shown_command = " ".join(f"'{c}'" if " " in c or ":" in c else c for c in command)
     entry = {"status": NOT_MEASURED, "command": shown_command, "unmutated_files": unmutated}
     if not files:
@@ -598,7 +635,7 @@ def mutation(changed, seconds, out):
         for line in process.stdout:
             log_file.write(line)
             log_file.flush()
-            if re.search(r"mutate: \S+#\d+ line|generated|Core-backed targets|LEFT OUT|progress|\d+/\d+ done", line):
+            if re.search(r"mutate: \S+#\d+ line|generated|Core-backed targets|LEFT OUT|HEAD FAILING|reach from|progress|\d+/\d+ done", line):
                 log(f"phase 5/7 mutation: {line.strip().removeprefix('mutate: ')}")
         process.wait()
     if process.returncode != 0 or not report.is_file():
@@ -613,6 +650,7 @@ def mutation(changed, seconds, out):
     summary["not_reached"] = summary.pop("survived_not_reached")
     entry.update({"status": "measured", "summary": summary, "mutants": mutants,
                   "left_out_targets": data.get("config", {}).get("left_out_targets", {}),
+                  "head_failing_targets": data.get("config", {}).get("head_failing_targets", {}),
                   "report": str(shown(out / "mutation" / "report.md"))})
     (out / "mutation").mkdir(parents=True, exist_ok=True)
     for name in ("report.md", "report.json", "index.html"):
@@ -692,6 +730,10 @@ def verdict(results):
         notes.append(f"{len(triaged)} surviving mutant(s) triaged in {mutation_entry.get('triage_file')} (each "
                      f"reason beside its diff): " + "; ".join(f"{verdict} {' '.join(ids)}"
                                                              for verdict, ids in sorted(by_verdict.items())))
+    already = [m["id"] for m in mutation_entry.get("mutants", []) if m.get("head_already_failing")]
+    if already:
+        notes.append(f"{len(already)} mutant(s) killed, HEAD already failing (only a target whose corpus fails on "
+                     f"HEAD told them apart): " + " ".join(already[:10]) + (" ..." if len(already) > 10 else ""))
     if mutation_entry.get("triage_unused"):
         notes.append(f"triage rows that name no survivor of this run (stale?): {' '.join(mutation_entry['triage_unused'])}")
     if survivors:
@@ -894,7 +936,8 @@ def review(arguments):
         return reverdict(arguments, out)
     # A new review starts from nothing: no page, verdict or phase output of the last one is left to be mistaken
     # for this one's (a review that stops with exit 2 leaves no review.json).
-    for stale in ("review.json", "index.html", "mutation.log", "coverage.lcov", "merged.profdata"):
+    for stale in ("review.json", "index.html", "mutation.log", "coverage.lcov", "coverage-targets.lcov",
+                  "merged.profdata"):
         (out / stale).unlink(missing_ok=True)
     for stale in ("mutation", "bench", "fuzz", "profiles"):
         shutil.rmtree(out / stale, ignore_errors=True)
@@ -947,6 +990,7 @@ def review(arguments):
     counts = collect_coverage(coverage_binary, inputs, out)
     results["coverage"] = classify(changed, counts)
     results["lcov"] = str(shown(out / "coverage.lcov"))
+    results["lcov_targets"] = str(shown(out / "coverage-targets.lcov"))
     for name, entry in results["coverage"].items():
         log(f"phase 4/7 coverage: {name}: reached {ranges(entry['reached']) or '-'}; not reached "
             f"{ranges(entry['not_reached']) or '-'}; no counter {ranges(entry['no_counter']) or '-'}")
@@ -963,7 +1007,7 @@ def review(arguments):
     write(results, out)  # what is known so far, should a later phase take long or fail
     if arguments.no_mutation:
         results["mutation"] = {"status": NOT_MEASURED, "message": "--no-mutation (MUTATION=0)",
-                               "command": " ".join(mutation_command(changed, arguments.time))}
+                               "command": " ".join(mutation_command(changed, arguments.time, reach_lcov(out)))}
     else:
         log("phase 5/7 mutation: every mutant of the changed lines (invalid and equivalent ones removed) ...")
         results["mutation"] = mutation(changed, arguments.time, out)
