@@ -306,6 +306,14 @@ def explain(tools, target, replay_result, minimized, data, originals=()):
         return [f"(nothing to explain: it does not fail with {rel(tools.replay)}; was it found with another build, "
                 "another sanitizer or a planted bug?)"]
     codec = tools.options().get(target, {}).get("codec", "")
+    if subject.current() == "core":
+        # serdiff inspect decodes with serdiff's optimized side, not with Core: a Core finding is explained by the
+        # Core binary's own report, which shows Core's side (HEAD), BASE's when the binary compares with one
+        # (docs/base.md), and the reference's.
+        rest = replay_result.details[:16]
+        return [f"(the Core subject: {rel(tools.replay)}'s report of Core's code"
+                + (" against BASE and" if subject.core_base() else " against")
+                + " the reference is the explanation; in full in report.txt)"] + [f"  {line}" for line in rest]
     if not codec:
         rest = replay_result.details[4:16]  # the first 4 lines are the block's difference already
         return ["(no serdiff inspect type for this target: the report is the explanation; in full in report.txt)"] + \
