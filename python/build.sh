@@ -29,8 +29,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 fi
 
-if [ ! -x "$venv/bin/python" ]; then
+# The same lock as differential/oracles/core/install.sh, which creates and fills the same venv: one creation at a time.
+mkdir -p "$(dirname "$venv")"
+exec 9>"$venv.core-install.lock"
+flock 9
+# A venv is complete only with its pip (venv installs pip last): one left without it by an interrupted creation is
+# made again, not used.
+if [ ! -x "$venv/bin/python" ] || [ ! -x "$venv/bin/pip" ]; then
   echo "python/build.sh: creating $venv" >&2
+  rm -rf "$venv"
   /usr/bin/python3 -m venv "$venv"
 fi
 if ! cmp -s "$repo/python/requirements.txt" "$venv/.serdiff-requirements"; then

@@ -9,8 +9,11 @@ venv=${1:?usage: install.sh VENV_DIR}
 mkdir -p "$(dirname "$venv")"
 exec 9>"$venv.core-install.lock"
 flock 9
-if [ ! -x "$venv/bin/python" ]; then
+# A venv is complete only with its pip (venv installs pip last): one left without it by an interrupted creation is
+# made again, not used.
+if [ ! -x "$venv/bin/python" ] || [ ! -x "$venv/bin/pip" ]; then
   echo "core/install.sh: creating $venv" >&2
+  rm -rf "$venv"
   /usr/bin/python3 -m venv "$venv"
 fi
 stamp="$venv/.serdiff-core-requirements"
