@@ -1,5 +1,5 @@
-// What the side under test was seen to do, in order: the record a HEAD-vs-BASE comparison compares (docs/core.md
-// "BASE as a third side"). While a fuzz binary of the Core subject carries a BASE (a second Core tree built into
+// What the side under test was seen to do, in order: the record a HEAD-vs-BASE comparison compares (docs/base.md).
+// While a fuzz binary of the Core subject carries a BASE (a second Core tree built into
 // a shared object, fuzz_targets/base_entry.cpp), each input runs through HEAD with an Observations installed, then
 // through BASE with BASE's own; the two records must be equal entry for entry. Every comparison with the
 // reference records the subject's side (compare_bytes, compare_decoded, compare_traces, positions), and the places

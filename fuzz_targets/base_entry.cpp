@@ -1,4 +1,4 @@
-// BASE's side of a HEAD-vs-BASE comparison (docs/core.md "BASE as a third side"): compiled with the Core subject's
+// BASE's side of a HEAD-vs-BASE comparison (docs/base.md): compiled with the Core subject's
 // targets, harness and adapter against the BASE tree into one shared object (libcore_base.so) whose only exported
 // symbol is serdiff_base_run (fuzz_targets/base.map). Two copies of Core's symbols cannot share one link; inside
 // the shared object every symbol binds to its own copy, so HEAD (the fuzz binary) and BASE each run their own Core.

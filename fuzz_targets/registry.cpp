@@ -59,7 +59,7 @@ thread_local bool target_running = false;  // an executable's TLS: reading it ne
 #endif
 
 #ifndef SERDIFF_BASE_LIBRARY
-// HEAD vs BASE (docs/core.md "BASE as a third side"): with a BASE shared object linked in (serdiff_base_run is
+// HEAD vs BASE (docs/base.md): with a BASE shared object linked in (serdiff_base_run is
 // weak: null in every other binary), each input that HEAD ran through without a finding runs through BASE, and the
 // two observation records (differential/observe.h) must be equal. A difference is reported from a second, labelled
 // run of both, which names the comparison and shows HEAD's, BASE's and (where it compared) the reference's value.

@@ -40,9 +40,9 @@ OUT = ROOT / "fuzz-out" / "planted"
 MANIFEST = ROOT / "tests" / "planted" / "bugs.tsv"
 CORE_DEFECTS = ROOT / "tests" / "planted" / "core"
 CORE_MANIFEST = CORE_DEFECTS / "defects.tsv"
-# --base-only: changes to Core that only a comparison of HEAD with its BASE can see (docs/core.md "BASE as a third
-# side"), each built as HEAD against the unplanted tree as BASE; a row whose expect is "quiet" (a behaviour-preserving
-# refactor) must report nothing.
+# --base-only: changes to Core that only a comparison of HEAD with its BASE can see (docs/base.md), each built as
+# HEAD against the unplanted tree as BASE; a row whose expect is "quiet" (a behaviour-preserving refactor) must
+# report nothing.
 CORE_BASE_DEFECTS = ROOT / "tests" / "planted" / "core-base"
 CORE_BASE_MANIFEST = CORE_BASE_DEFECTS / "defects.tsv"
 CORE_COPIES = ROOT / "build" / "planted-core"      # <name>/src: the patched copies; current → the one built

@@ -21,7 +21,7 @@ def core_src():
 
 
 def core_base():
-    """The BASE Core tree the Core subject's binaries compare HEAD with (docs/core.md "BASE as a third side"): a
+    """The BASE Core tree the Core subject's binaries compare HEAD with (docs/base.md): a
     directory, "pinned", or "" (none)."""
     return os.environ.get("SERDIFF_CORE_BASE", "")
 

@@ -217,7 +217,7 @@ def ranges(lines):
 
 def core_options(base=True):
     """The Core subject from the HEAD export; with `base`, BASE's export built into libcore_base.so beside it, so
-    every target compares HEAD with BASE as well as with the reference (docs/core.md "BASE as a third side")."""
+    every target compares HEAD with BASE as well as with the reference (docs/base.md)."""
     return ["-DSERDIFF_SUBJECTS=serdiff;core", f"-DSERDIFF_CORE_SRC={HEAD_TREE}",
             f"-DSERDIFF_CORE_BASE_SRC={BASE_TREE if base else ''}"]
 
