@@ -25,6 +25,7 @@ help:
 	@echo "make clean    remove build/ (trees and venv), fuzz-out/ and bench-out/"
 	@echo "make fuzz     fuzz every target: TIME=60 (s per target) TARGETS='a b' ENGINE=libfuzzer|afl|hypothesis JOBS=nproc"
 	@echo "             SUBJECT=core [CORE_SRC=DIR] fuzzes Bitcoin Core's own code (a checkout, or the pinned sdist): docs/core.md"
+	@echo "             CORE_BASE=REV (of CORE_SRC; or a tree, or 'pinned') compares HEAD with BASE on every input: docs/base.md"
 	@echo "             ENGINE='libfuzzer afl' runs both; crashes are minimized (MINIMIZE_SECONDS=30), deduplicated, explained"
 	@echo "make triage DIR=path [TARGET=name]   the same triage for crash files from elsewhere (OSS-Fuzz, CI, AFL++ dirs)"
 	@echo "make triage-check   a planted bug found by libFuzzer and AFL++ must triage to ONE finding (PLANTED=one bug, default varint_length_off_by_one; TRIAGE_FROM_NOTHING=1)"

@@ -9,19 +9,28 @@
 
 #include <pubkey.h>
 #include <util/fs_helpers.h>
+#if __has_include(<util/log.h>)
+#define SERDIFF_CORE_HAS_UTIL_LOG 1
 #include <util/log.h>
+#endif
 
 // AutoFile::Commit and AutoFile::Truncate call these; no target commits or truncates through AutoFile.
 bool FileCommit(FILE* file) { return std::fflush(file) == 0; }
 bool TruncateFile(FILE*, unsigned int) { return false; }
 
+#ifdef SERDIFF_CORE_HAS_UTIL_LOG
 namespace util::log {
 // AutoFile's destructor logs a failed close: the harness compares the close itself, so the log line is dropped.
 bool ShouldLog(Category, Level) { return false; }
 void Log(Entry) {}
 }  // namespace util::log
+#endif
+// A tree without util/log.h (Core before 2026-02) logs through logging.h's LogInstance(): subjects/core/CMakeLists.txt
+// compiles the tree's own logging.cpp (and util/fs.cpp, util/string.cpp) for it; nothing is printed, as no
+// category is enabled and nothing starts the logger.
 
 // Core's Assume/Assert failure: a broken invariant in Core's code is a finding, so it aborts like any mismatch.
+#if !defined(SERDIFF_CORE_ASSERTION_FAIL_TAKES_SOURCE_LOCATION) || SERDIFF_CORE_ASSERTION_FAIL_TAKES_SOURCE_LOCATION
 void assertion_fail(const std::source_location& location, std::string_view assertion)
 {
     std::fprintf(stderr, "Bitcoin Core assertion failed: %s:%u %s: %.*s\n", location.file_name(),
@@ -29,6 +38,16 @@ void assertion_fail(const std::source_location& location, std::string_view asser
                  assertion.data());
     std::abort();
 }
+#else
+// Before Core took a std::source_location there (2025), the file, line and function came one by one.
+void assertion_fail(std::string_view file, int line, std::string_view function, std::string_view assertion)
+{
+    std::fprintf(stderr, "Bitcoin Core assertion failed: %.*s:%d %.*s: %.*s\n", static_cast<int>(file.size()),
+                 file.data(), line, static_cast<int>(function.size()), function.data(),
+                 static_cast<int>(assertion.size()), assertion.data());
+    std::abort();
+}
+#endif
 
 // compressor.cpp's two uses of an EC key, written against libsecp256k1's public API (Debian's library, the one
 // serdiff's crypto/ uses) instead of building Core's pubkey.cpp and its bundled libsecp256k1 (whose symbols
