@@ -304,7 +304,11 @@ void list_targets(bool json)
                ", \"real_data_seeds\": " + (options.real_data_seeds ? "true" : "false") +
                ", \"afl_unsupported\": " + json_string(options.afl_unsupported) +
                ", \"libfuzzer_flags\": " + json_string(options.libfuzzer_flags) +
-               ", \"subject\": " + json_string(subject::name()) + "}";
+               ", \"subject\": " + json_string(subject::name()) +
+#ifndef SERDIFF_BASE_LIBRARY
+               ", \"compared_with_base\": " + (serdiff_base_run != nullptr ? "true" : "false") +
+#endif
+               "}";
     }
     for (const auto& [name, reason] : absent_targets()) {
         if (out.size() > 1) out += ",";

@@ -385,6 +385,9 @@ def run_core(arguments):
     binary = build_core(core_copy("unplanted", tree), targets.values(), arguments.jobs, base)
     log(f"planted: built in {time.time() - started:.0f} s")
     absent = fuzz_run.absent_targets(binary)
+    if base and not all(o.get("compared_with_base") for o in fuzz_run.target_options(binary).values()):
+        sys.exit(f"planted: {binary} does not compare with BASE (libcore_base.so not linked): --base-only would "
+                 f"prove nothing")
     unbuilt = sorted({t for t in targets.values() if t not in fuzz_run.target_options(binary)})
     if unbuilt:
         sys.exit("planted: detector target(s) not built for the Core subject: " + "; ".join(

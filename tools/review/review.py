@@ -966,7 +966,14 @@ def review(arguments):
     targets = [name for name, options in fuzz_run.target_options(replay_binary).items()
                if options.get("subject") == "core"]
     results["targets"] = targets
-    results["base_compared"] = True  # every target compares HEAD with BASE too (core_options)
+    # Every target compares HEAD with BASE too (core_options): the binaries say so in --list --json.
+    for built in (replay_binary, binary):
+        unlinked = [name for name, options in fuzz_run.target_options(built).items()
+                    if options.get("subject") == "core" and not options.get("compared_with_base")]
+        if unlinked:
+            raise Failure(f"{shown(built)} does not compare {', '.join(unlinked)} with BASE (libcore_base.so not "
+                          f"linked): a review would say 'same as BASE' unchecked")
+    results["base_compared"] = True
     results["absent_targets"] = fuzz_run.absent_targets(replay_binary)
     log(f"phase 3/7 fuzz: built; {len(targets)} Core-backed targets: {' '.join(targets)}")
     results["replay"], results["fuzz"] = [], []
