@@ -257,6 +257,85 @@ void generate_undo()
     add("block_undo", "truncated-p2pk", undo_of({coin_bytes(0, false, 1, {0x03, 0x01})}));
 }
 
+// Fuzz bytes in the order size_computer's ValueGenerator (differential/generate.cpp) and widen_scripts
+// (fuzz_targets/size_computer.cpp) consume them, so a seed can name the lengths it holds.
+struct GeneratorBytes {
+    Bytes bytes;
+    GeneratorBytes& byte(uint8_t value)
+    {
+        bytes.push_back(value);
+        return *this;
+    }
+    GeneratorBytes& raw(const Bytes& more)
+    {
+        bytes.insert(bytes.end(), more.begin(), more.end());
+        return *this;
+    }
+    // ValueGenerator::byte_string of exactly `size` bytes (at most the budget left): generate_edge_value's integral
+    // form (a 2, then the size in 8 bytes), then the min(size, 64) bytes taken from the input.
+    GeneratorBytes& sized(uint64_t size, uint8_t fill)
+    {
+        byte(2).raw(le(size, 8));
+        return raw(filled(std::min<uint64_t>(size, 64), fill));
+    }
+    // ValueGenerator::transaction's fields before the inputs: version, input count, whether the inputs have witnesses.
+    GeneratorBytes& transaction_start(size_t inputs, bool witness) { return raw(le(2, 4)).byte(static_cast<uint8_t>(inputs)).byte(witness); }
+    // One input: prevout, a scriptSig of `script` bytes, sequence, and (in a transaction with witnesses) the items.
+    GeneratorBytes& input(uint8_t salt, uint64_t script, std::initializer_list<uint64_t> items = {}, bool witness = false)
+    {
+        raw(filled(32, salt)).raw(le(salt, 4)).sized(script, 0x51).raw(le(0xffffffff, 4));
+        if (witness) {
+            byte(static_cast<uint8_t>(items.size()));
+            for (const uint64_t item : items) sized(item, 0x30);
+        }
+        return *this;
+    }
+    GeneratorBytes& p2pkh_output(uint8_t salt) { return raw(le(50'000, 8)).byte(0).raw(filled(20, salt)); }
+    // An output whose script is raw bytes (ValueGenerator::script's byte_string case) of `size` bytes.
+    GeneratorBytes& raw_output(uint64_t size) { return raw(le(1'000, 8)).byte(7).sized(size, 0x6a); }
+    // widen_scripts: how many scripts it replaces, then for each the script's index (inputs first, then outputs;
+    // no byte when the transaction has one script) and the new length.
+    GeneratorBytes& widen(std::initializer_list<std::pair<uint8_t, uint64_t>> scripts, size_t script_count)
+    {
+        byte(static_cast<uint8_t>(scripts.size()));
+        for (const auto& [at, size] : scripts) {
+            if (script_count > 1) byte(at);
+            sized(size, 0x42);
+        }
+        return *this;
+    }
+};
+
+// Scripts and witness items at 252/253 and 65,535/65,536 bytes (5-byte CompactSize lengths), which the generator
+// reaches only through widen_scripts and its witness items: each seed says which. The first byte is the kind (0
+// transaction with witness, 1 without, 3 block).
+void generate_size_computer_lengths()
+{
+    GeneratorBytes scriptsig;
+    scriptsig.byte(1).transaction_start(1, false).input(0x11, 5).byte(1).p2pkh_output(1).raw(le(0, 4));
+    scriptsig.widen({{0, 0x10000}}, 2);
+    add("size_computer", "scriptsig-65536", scriptsig.bytes);
+
+    GeneratorBytes scriptpubkey;
+    scriptpubkey.byte(0).transaction_start(1, true).input(0x12, 253, {252, 253}, true);
+    scriptpubkey.byte(2).p2pkh_output(2).raw_output(20).raw(le(0, 4));
+    scriptpubkey.widen({{2, 0x10000}, {1, 0xffff}}, 3);
+    add("size_computer", "scriptpubkeys-65535-65536", scriptpubkey.bytes);
+
+    GeneratorBytes items;
+    items.byte(0).transaction_start(1, true).input(0x13, 0, {0, 1, 252, 253, 0xffff, 0x10000}, true);
+    items.byte(1).p2pkh_output(3).raw(le(0, 4)).byte(0);
+    add("size_computer", "witness-items-every-width", items.bytes);
+
+    GeneratorBytes block;
+    block.byte(3).raw(le(4, 4)).raw(filled(32, 0x01)).raw(filled(32, 0x02)).raw(le(1'700'000'000, 4));
+    block.raw(le(0x207fffff, 4)).raw(le(7, 4)).byte(2);
+    block.transaction_start(1, false).input(0x14, 10).byte(1).p2pkh_output(4).raw(le(0, 4));
+    block.transaction_start(1, true).input(0x15, 300, {0x10000}, true).byte(1).raw_output(253).raw(le(0, 4));
+    block.byte(0).widen({{0, 0x10000}}, 2);  // transaction 0's scriptSig
+    add("size_computer", "block-scripts-65536", block.bytes);
+}
+
 void generate_size_computer()
 {
     // The first byte picks the object type (6 kinds); the rest drives the ValueGenerator.
@@ -271,6 +350,7 @@ void generate_size_computer()
             add("size_computer", "kind" + std::to_string(kind) + "-" + std::to_string(size), bytes);
         }
     }
+    generate_size_computer_lengths();
 }
 
 // ---------------------------------------------------------------------------------------------
