@@ -155,14 +155,28 @@ std::string_view first_decoded_difference(const model::Decoded<T>& optimized, co
     return "";
 }
 
+// A decoding's outcome as one unlabelled observation: accept/reject, bytes consumed, the error (a reused buffer).
+template <typename Label>
+void observe_outcome(const Label& label, bool ok, uint64_t consumed, std::string_view error)
+{
+    thread_local std::vector<uint8_t> packed;
+    packed.assign(1, ok ? 1 : 0);
+    for (int i = 0; i < 8; ++i) packed.push_back(static_cast<uint8_t>(consumed >> (8 * i)));
+    packed.insert(packed.end(), error.begin(), error.end());
+    observe(label, packed);
+}
+
 // Accept/reject, error message, bytes consumed and (via ==) the value must all agree. `label`: see label_text.
 template <typename T, typename Label>
 void compare_decoded(const Label& label, const model::Decoded<T>& optimized, const model::Decoded<T>& reference,
                      std::span<const uint8_t> input)
 {
     // Observed: accept/reject, the error, the bytes consumed (the value is compared with the reference's, so a BASE
-    // that decodes another value stops at its own mismatch, which its record then holds).
-    if (observing()) {
+    // that decodes another value stops at its own mismatch, which its record then holds). Unlabelled (every input):
+    // packed into a reused buffer, no allocation; labelled (a report's run): as text, with the reference's.
+    if (observing() && !observations()->labelled) {
+        observe_outcome(label, optimized.ok, optimized.consumed, optimized.error);
+    } else if (observing()) {
         const auto outcome = [](const model::Decoded<T>& decoded) {
             return decoded.ok ? "accepted, consumed " + std::to_string(decoded.consumed) : "rejected: " + decoded.error;
         };

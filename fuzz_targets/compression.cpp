@@ -37,9 +37,9 @@ Outcome decode_optimized(std::span<const uint8_t> data)
         // that leaves other bytes there than its BASE differs from BASE.
         model::Script reused = {0xee, 0xee, 0xee};
         const model::Decoded<bool> read = subject::read_compressed_script(data, reused);
-        const std::string outcome = (read.ok ? "accepted, consumed " + std::to_string(read.consumed) : "rejected: " + read.error) +
-                                    "; the script holds " + model::to_hex(reused.data(), reused.size());
-        differential::observe_text("compression script read into ee ee ee", outcome);
+        differential::observe_outcome("compression script read into ee ee ee", read.ok, read.consumed, read.error);
+        differential::observe("compression script read into ee ee ee: what the script holds after it",
+                              std::span<const uint8_t>(reused.data(), reused.size()));
     }
     const model::Decoded<bool> read = subject::read_compressed_script(data, out.script);
     out.ok = read.ok;
@@ -68,8 +68,7 @@ void compare_decoding(const std::string& label, std::span<const uint8_t> data, s
 {
     const Outcome optimized = decode_optimized(data);
     const Outcome reference = decode_reference(data);
-    differential::observe_text(label, optimized.ok ? "accepted, consumed " + std::to_string(optimized.consumed)
-                                                   : "rejected: " + optimized.error);
+    differential::observe_outcome(label, optimized.ok, optimized.consumed, optimized.error);
     if (optimized.ok != reference.ok || optimized.error != reference.error || optimized.consumed != reference.consumed)
         differential::report_mismatch(label, "outcome differs",
                                       std::string(differential::subject_side()) + ": " + (optimized.ok ? "accepted, consumed " + std::to_string(optimized.consumed)

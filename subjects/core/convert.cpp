@@ -131,7 +131,8 @@ model::BlockUndo from_core(const CBlockUndo& undo)
         model::TxUndo& tx_undo = out.txundo.emplace_back();
         tx_undo.prevouts.reserve(core.vprevout.size());
         for (const Coin& coin : core.vprevout)
-            tx_undo.prevouts.push_back({from_core(coin.out), static_cast<uint32_t>(coin.nHeight), coin.fCoinBase});
+            tx_undo.prevouts.push_back(  // fCoinBase: a one-bit field, unsigned int in older trees
+                {from_core(coin.out), static_cast<uint32_t>(coin.nHeight), static_cast<bool>(coin.fCoinBase)});
     }
     return out;
 }
@@ -224,8 +225,13 @@ std::string error_text(const std::exception& error)
     const std::string_view what = error.what();
     // The seam maps Core's wording onto serdiff's (below), so a HEAD that throws another type or text than its BASE
     // maps alike: the raw type and text are observed for the HEAD-vs-BASE comparison (differential/observe.h).
-    differential::observe_text("Core's exception before the seam maps it (type: what())",
-                               std::string(typeid(error).name()) + ": " + std::string(what));
+    if (differential::observing()) {
+        thread_local std::string raw;  // reused: no allocation per exception once it has grown
+        raw.assign(typeid(error).name());
+        raw += ": ";
+        raw += what;
+        differential::observe_text("Core's exception before the seam maps it (type: what())", raw);
+    }
     if (dynamic_cast<const std::ios_base::failure*>(&error)) {
         // std::ios_base::failure appends the error code's text (": iostream error"); Core's text comes first.
         const auto has = [what](std::string_view text) { return what.find(text) != std::string_view::npos; };
