@@ -45,6 +45,9 @@ if ! cmp -s "$repo/python/requirements.txt" "$venv/.serdiff-requirements"; then
   "$venv/bin/pip" install -q --disable-pip-version-check -r "$repo/python/requirements.txt"
   cp "$repo/python/requirements.txt" "$venv/.serdiff-requirements"
 fi
+# Released before core/install.sh, which takes the same lock.
+flock -u 9
+exec 9>&-
 
 # Bitcoin Core's kernel library for the properties' fourth implementation (pinned by hash; python/serdiff/core.py).
 # Without PyPI it cannot be installed: the properties then skip Core and say why; everything else runs.
