@@ -339,7 +339,7 @@ class StoppedRunResumes(unittest.TestCase):
 
 
 class SerdiffFiles(unittest.TestCase):
-    """serialize/, model/ and crypto/ are the serdiff subject's files (issue 30): a directory named in --files stands
+    """serialize/, model/ and crypto/ are the serdiff subject's files: a directory named in --files stands
     for its sources, and the recorded run's set (serialize/ alone) is FILES=serialize/."""
 
     def test_default_files_are_the_three_directories(self):
@@ -584,7 +584,7 @@ class FakeJob:
 
 
 class ReachOfTheReview(unittest.TestCase):
-    """Issue 53: make review-core's coverage phase counted streams.h 698-702 reached (61,456 and 20,304) while its
+    """make review-core's coverage phase counted streams.h 698-702 reached (61,456 and 20,304) while its
     mutation phase called 10 mutants there "not reached": make mutate's coverage replay deleted the profile of a
     target whose corpus fails on the unmutated tree (the slip's finding: buffered_writer, primitive_stream), and the
     ASan baseline replay then dropped those targets, so the lines only they reach had no target. Now the reach is

@@ -337,7 +337,7 @@ class Verdict(unittest.TestCase):
 
 
 class OneReachPerReview(unittest.TestCase):
-    """Issue 53: the mutation phase takes its reach from the review's own coverage of HEAD (--reach-lcov
+    """The mutation phase takes its reach from the review's own coverage of HEAD (--reach-lcov
     review-out/coverage-targets.lcov), so a mutant of a line the coverage phase counted as reached is never "not
     reached"; a mutant only a target already failing on HEAD tells apart is killed, HEAD already failing."""
 
