@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -41,7 +42,7 @@ struct Observations {
 Observations* observations();
 void set_observations(Observations* record);
 
-// Entries of a record, for the comparison: the bytes of entry `index`, found by walking the length prefixes.
+// The entries of a record, each a span of its bytes, found by walking the length prefixes.
 std::vector<std::span<const uint8_t>> split_entries(std::span<const uint8_t> entries);
 
 namespace detail {
@@ -73,13 +74,20 @@ void observe_text(const Label& label, std::string_view value)
     if (observations() == nullptr) return;
     observe(label, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(value.data()), value.size()));
 }
+// An integer: its 8 bytes (HEAD's and BASE's come from one process, so the byte order is theirs alike), or in a
+// labelled run its decimal text, with the reference's where one was compared (`reference`).
 template <typename Label>
-void observe_number(const Label& label, uint64_t value)
+void observe_number(const Label& label, uint64_t value, std::optional<uint64_t> reference = std::nullopt)
 {
-    if (observations() == nullptr) return;
-    // Little-endian in a 64-bit integer's own bytes (no array on the stack: ASan gives each such frame a fake-stack slot).
-    const uint64_t little = value;  // x86-64 and every target serdiff builds for are little-endian
-    observe(label, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(&little), 8));
+    Observations* record = observations();
+    if (record == nullptr) return;
+    if (!record->labelled) return observe(label, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(&value), 8));
+    const std::string text = std::to_string(value);
+    const std::string reference_text = reference ? std::to_string(*reference) : std::string();
+    const std::span<const uint8_t> reference_bytes(reinterpret_cast<const uint8_t*>(reference_text.data()),
+                                                   reference_text.size());
+    observe(label, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()),
+            reference ? &reference_bytes : nullptr);
 }
 inline bool observing() { return observations() != nullptr; }
 

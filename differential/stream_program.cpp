@@ -700,8 +700,9 @@ Trace trace_reference(std::span<const uint8_t> data, const StreamProgram& progra
 void compare_position(std::string_view writer, size_t index, const StreamStep& step, uint64_t optimized,
                       uint64_t reference, std::span<const uint8_t> input)
 {
-    observe_number([writer, index] { return "primitive_stream " + std::string(writer) + " position after write " + std::to_string(index); },
-                   optimized);
+    observe_number([writer, index] { return "primitive_stream " + std::string(writer) + " position after write " +
+                                            std::to_string(index); },
+                   optimized, reference);
     if (optimized == reference) return;
     report_mismatch("primitive_stream " + std::string(writer), "position after a write differs",
                     "after operation #" + std::to_string(index) + " (" + stream_operation_name(step.write) +

@@ -48,15 +48,10 @@ void perturb_for_test(serdiff::differential::Observations& observed)
         return value != nullptr ? std::strtol(value, nullptr, 10) : -1L;
     }();
     if (index < 0) return;
-    size_t at = 0;
-    for (long i = 0; at + 4 <= observed.entries.size(); ++i) {
-        const size_t length = size_t{observed.entries[at]} | size_t{observed.entries[at + 1]} << 8 |
-                              size_t{observed.entries[at + 2]} << 16 | size_t{observed.entries[at + 3]} << 24;
-        if (i == index && length > 0) {
-            observed.entries[at + 4] ^= 0x01;
-            return;
-        }
-        at += 4 + length;
+    const auto entries = serdiff::differential::split_entries(observed.entries);
+    if (static_cast<size_t>(index) < entries.size() && !entries[index].empty()) {
+        observed.entries[static_cast<size_t>(entries[index].data() - observed.entries.data())] ^= 0x01;
+        return;
     }
     serdiff::differential::detail::append_entry_whole(
         observed, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>("perturbed"), 9));

@@ -349,12 +349,11 @@ def main():
                        "goal": f"core >= {CORE_GOAL}x serdiff (exec/CPU-s)", "comparison": comparison})
         below = [c["target"] for c in comparison if not c["meets_goal"] and not c["failed"]]
         log(f"goal core >= {CORE_GOAL}x serdiff: " + (f"below it: {' '.join(below)}" if below else "every target"))
-    destination.write_text(json.dumps(report, indent=2) + "\n")
-    log(f"fuzz-bench: wrote {destination}")
     if with_base:
         report.update({"core_base": subject.core_base(), "without_base_targets": without_base_rows,
                        "base_goal": f"with BASE >= {BASE_GOAL}x without (exec/CPU-s)", "base_comparison": base_comparison})
-        destination.write_text(json.dumps(report, indent=2) + "\n")
+    destination.write_text(json.dumps(report, indent=2) + "\n")
+    log(f"fuzz-bench: wrote {destination}")
     failed = [r["target"] for r in [first_ceiling, last_ceiling] + rows + serdiff_rows + without_base_rows
               if r["exit_status"] != 0]
     if failed:

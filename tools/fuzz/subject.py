@@ -3,6 +3,7 @@ optimized serializer (serialize/), or "core", Bitcoin Core's own source from COR
 Chosen with --subject/--core-src (make SUBJECT= CORE_SRC=); select() puts the choice in the environment, so the
 tools a tool starts (triage, the planted-bug and mutation runners) work on the same subject."""
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +27,20 @@ def core_base():
     return os.environ.get("SERDIFF_CORE_BASE", "")
 
 
+def archive_src(tree, commit, directory):
+    """`git archive` of `commit`'s src/ in the checkout `tree`, extracted into `directory` (git archive | tar -x;
+    tarfile's extraction filter is missing from some Python 3.11 builds). The checkout is only read. Returns None, or
+    git's (else tar's) words when it failed."""
+    archive = subprocess.Popen(["git", "-C", str(tree), "archive", "--format=tar", commit, "src"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    extracted = subprocess.run(["tar", "-x", "-C", str(directory)], stdin=archive.stdout, capture_output=True, text=True)
+    archive.stdout.close()
+    error = archive.stderr.read().decode(errors="replace").strip()
+    if archive.wait() != 0 or extracted.returncode != 0:
+        return error or extracted.stderr.strip() or "failed"
+    return None
+
+
 def export_base(tree, revision):
     """`git archive` of `revision`'s src/ from the checkout `tree` into build/core-base/<commit>/src (the checkout is
     never written; an export already there is reused). Returns the directory; exits 2 with git's words on failure."""
@@ -37,15 +52,11 @@ def export_base(tree, revision):
     destination = ROOT / "build" / "core-base" / commit
     if (destination / ".complete").is_file():
         return destination
-    subprocess.run(["rm", "-rf", str(destination)], check=True)
+    shutil.rmtree(destination, ignore_errors=True)
     destination.mkdir(parents=True)
-    archive = subprocess.Popen(["git", "-C", str(tree), "archive", "--format=tar", commit, "src"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    extracted = subprocess.run(["tar", "-x", "-C", str(destination)], stdin=archive.stdout, capture_output=True)
-    archive.stdout.close()
-    if archive.wait() != 0 or extracted.returncode != 0:
-        sys.exit(f"error: git archive {commit} src in {tree} failed: "
-                 f"{archive.stderr.read().decode(errors='replace').strip()}")
+    error = archive_src(tree, commit, destination)
+    if error is not None:
+        sys.exit(f"error: git archive {commit} src in {tree} failed: {error}")
     (destination / ".complete").write_text(commit + "\n")
     return destination
 

@@ -323,7 +323,7 @@ def finding_block(step, row):
             [(label, f'<code class="base-{key}">{text_or_missing(difference.get(key))}</code>', None)
              for key, label in (("observation", "observation"), ("head", "HEAD"), ("base", "BASE"),
                                 ("reference", "reference"), ("agrees", "the reference agrees with"))
-             if key in difference], id_=None))
+             if key in difference]))
     if "input_hex" in row:
         parts.append("<h4>input (hex)</h4>" + generic(row.get("input_hex"), "input-hex"))
     if "first_difference" in row:

@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools" / "fuzz"))
 import planted  # noqa: E402  (configure_and_build and hunt: the Core subject's libFuzzer build and a scratch hunt)
 import run as fuzz_run  # noqa: E402  (target options, the sanitizer environment)
+import subject as fuzz_subject  # noqa: E402  (archive_src: a commit's src/ out of a checkout)
 sys.path.insert(0, str(ROOT / "tools" / "mutate"))
 sys.path.insert(0, str(ROOT / "tools" / "review"))
 import mutate as mutate_tool  # noqa: E402  (CORE_FILES: the files make mutate SUBJECT=core mutates)
@@ -160,14 +161,9 @@ def export(tree, commit, destination):
     """`git archive` of the commit's src/ into destination/src (DIR's index, work tree and refs stay untouched)."""
     WORK.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=WORK) as scratch:
-        # git archive | tar -x (tarfile's extraction filter is missing from some Python 3.11 builds)
-        archive = subprocess.Popen(["git", "-C", str(tree), "archive", "--format=tar", commit, "src"],
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        extracted = subprocess.run(["tar", "-x", "-C", scratch], stdin=archive.stdout, capture_output=True, text=True)
-        archive.stdout.close()
-        error = archive.stderr.read().decode(errors="replace").strip()
-        if archive.wait() != 0 or extracted.returncode != 0:
-            raise Failure(f"git archive {commit} src in {tree} failed: {error or extracted.stderr.strip()}")
+        error = fuzz_subject.archive_src(tree, commit, scratch)
+        if error is not None:
+            raise Failure(f"git archive {commit} src in {tree} failed: {error}")
         if not (Path(scratch) / "src" / "serialize.h").is_file():
             raise Failure(f"commit {commit[:12]} of {tree} has no src/serialize.h: not a Bitcoin Core tree")
         sync(Path(scratch) / "src", destination / "src")
