@@ -43,7 +43,7 @@ def archive_src(tree, commit, directory):
 
 def export_base(tree, revision):
     """`git archive` of `revision`'s src/ from the checkout `tree` into build/core-base/<commit>/src (the checkout is
-    never written; an export already there is reused). Returns the directory; exits 2 with git's words on failure."""
+    never written; an export already there is reused). Returns the directory; exits with git's words on failure."""
     resolved = subprocess.run(["git", "-C", str(tree), "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"],
                               capture_output=True, text=True)
     if resolved.returncode != 0:
