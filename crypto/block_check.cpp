@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "crypto/crypto.h"
+#include "serialize/planted.h"
 
 namespace serdiff::crypto {
 namespace {
@@ -50,8 +51,9 @@ model::uint256 merkle_root(std::vector<model::uint256> leaves, bool* mutated)
         if (mutated) *mutated = false;
         return {};
     }
-    while (leaves.size() > 1) {
-        for (size_t i = 0; i + 1 < leaves.size(); i += 2)
+    for (bool leaf_level = true; leaves.size() > 1; leaf_level = false) {
+        for (size_t i = 0; i + 1 < leaves.size() && (leaf_level || !SERDIFF_PLANTED(merkle_mutation_leaves_only));
+             i += 2)
             if (leaves[i] == leaves[i + 1]) found_mutation = true;
         if (leaves.size() % 2 == 1) leaves.push_back(leaves.back());
         std::vector<model::uint256> next(leaves.size() / 2);
@@ -68,7 +70,8 @@ std::optional<size_t> witness_commitment_index(const model::Transaction& coinbas
     for (size_t i = 0; i < coinbase.outputs.size(); ++i) {
         const model::Script& script = coinbase.outputs[i].script_pubkey;
         if (script.size() >= kCommitmentScriptMinSize &&
-            std::equal(std::begin(kCommitmentHeader), std::end(kCommitmentHeader), script.begin()))
+            std::equal(std::begin(kCommitmentHeader), std::end(kCommitmentHeader), script.begin()) &&
+            !(SERDIFF_PLANTED(witness_commitment_first) && index))
             index = i;
     }
     return index;

@@ -106,14 +106,14 @@ inline constexpr uint8_t kWitnessFlag = 1;
     for (const model::TxIn& input : tx.inputs) {
         const size_t script = input.script_sig.size();
         size += script;
-        if (script >= 0xfd) [[unlikely]] size += GetSizeOfCompactSize(script) - 1;
+        if (script >= 0xfd) [[unlikely]] size += SERDIFF_PLANTED(size_sum_script_three_byte_form) ? 2 : GetSizeOfCompactSize(script) - 1;
         witness_bytes += input.witness.encoded_items().size();
         if (input.witness.size() >= 0xfd) [[unlikely]] witness_bytes += GetSizeOfCompactSize(input.witness.size()) - 1;
     }
     for (const model::TxOut& output : tx.outputs) {
         const size_t script = output.script_pubkey.size();
         size += script;
-        if (script >= 0xfd) [[unlikely]] size += GetSizeOfCompactSize(script) - 1;
+        if (script >= 0xfd) [[unlikely]] size += SERDIFF_PLANTED(size_sum_script_three_byte_form) ? 2 : GetSizeOfCompactSize(script) - 1;
     }
     const bool with_witness =
         allow_witness && (SERDIFF_PLANTED(witness_first_input_only)

@@ -580,6 +580,12 @@ void read_byte_payload(S& s, Container& items, size_t size)
 template <WriteStream S, typename Element>
 void write_byte_payload(S& s, const Element* data, size_t size)
 {
+    if constexpr (SizeOnlyStream<S>) {
+        if (SERDIFF_PLANTED(size_computer_payload_three_byte_form)) {
+            s.add((size < 0xfd ? 1 : 3) + size * sizeof(Element));
+            return;
+        }
+    }
     WriteCompactSize(s, size);
     if (size != 0) s.write(std::as_bytes(std::span<const Element>(data, size)));
 }

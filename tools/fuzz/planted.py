@@ -67,8 +67,11 @@ def manifest():
     return bugs
 
 
-# bug → (OPTIMIZATIONS.md row, the fuzz target expected to find it), for the bugs make test-planted hunts.
-PLANTED = {name: (bug["row"], bug["detector"]) for name, bug in manifest().items() if bug["kind"] == "target"}
+# bug → (OPTIMIZATIONS.md row, the fuzz target expected to find it), for the bugs make test-planted hunts; a
+# detector "test:<gtest filter>" is kept as that string (the unit tests of serdiff_tests the bug must fail).
+PLANTED = {name: (bug["row"], bug["detector"] if bug["kind"] == "target" else f"test:{bug['detector']}")
+           for name, bug in manifest().items() if bug["kind"] in ("target", "test")}
+TESTS_BUILD = ROOT / "build" / "planted-tests"
 
 
 def log(message):
@@ -80,11 +83,12 @@ def check():
     manifest, every detector exists in its form, and every OPTIMIZATIONS.md row has a bug; every Core defect
     patch is a row of tests/planted/core/defects.tsv and the reverse (check_core)."""
     bugs = manifest()
-    sources = "".join(p.read_text() for p in (ROOT / "serialize").iterdir()
+    sources = "".join(p.read_text() for directory in ("serialize", "crypto") for p in (ROOT / directory).iterdir()
                       if p.suffix in (".h", ".cpp") and p.name != "planted.h")
     hooks = set(re.findall(r"SERDIFF_PLANTED\((\w+)\)", sources))
-    problems = [f"{name}: no SERDIFF_PLANTED({name}) hook in serialize/" for name in bugs if name not in hooks]
-    problems += [f"SERDIFF_PLANTED({name}) in serialize/ is not a bug of {MANIFEST.relative_to(ROOT)}"
+    problems = [f"{name}: no SERDIFF_PLANTED({name}) hook in serialize/ or crypto/" for name in bugs
+                if name not in hooks]
+    problems += [f"SERDIFF_PLANTED({name}) in serialize/ or crypto/ is not a bug of {MANIFEST.relative_to(ROOT)}"
                  for name in sorted(hooks) if name not in bugs]
     jobs = {p.stem for p in (ROOT / "ci" / "jobs").glob("*.sh")} - {"lib"}
     for name, bug in bugs.items():
@@ -92,13 +96,15 @@ def check():
             problems.append(f"{name}: detector job:{bug['detector']} is not a job of ci/jobs/")
         if bug["kind"] == "job" and bug["expect"] == "-":
             problems.append(f"{name}: a CI-job defect needs the report headline its job must print")
-        if bug["kind"] not in ("target", "job"):
-            problems.append(f"{name}: detector kind {bug['kind']} is neither target nor job")
+        if bug["kind"] not in ("target", "job", "test"):
+            problems.append(f"{name}: detector kind {bug['kind']} is none of target, job, test")
+        if bug["kind"] == "test" and not re.fullmatch(r"[A-Za-z0-9_.*:-]+", bug["detector"]):
+            problems.append(f"{name}: detector test:{bug['detector']} is not a gtest filter")
     rows = {bug["row"] for bug in bugs.values()}
     problems += [f"OPTIMIZATIONS.md row {row} has no planted bug" for row in range(1, 13) if str(row) not in rows]
-    targets = sum(bug["kind"] == "target" for bug in bugs.values())
-    print(f"planted: {len(bugs)} bugs in {MANIFEST.relative_to(ROOT)} ({targets} hunted by fuzz targets, "
-          f"{len(bugs) - targets} by CI jobs), {len(hooks)} hooks in serialize/")
+    kinds = {kind: sum(bug["kind"] == kind for bug in bugs.values()) for kind in ("target", "test", "job")}
+    print(f"planted: {len(bugs)} bugs in {MANIFEST.relative_to(ROOT)} ({kinds['target']} hunted by fuzz targets, "
+          f"{kinds['test']} by unit tests, {kinds['job']} by CI jobs), {len(hooks)} hooks in serialize/ and crypto/")
     core_problems = check_core()
     print(f"planted: {len(core_defects(strict=False))} Core defects in {shown(CORE_MANIFEST)}, "
           f"{len(list(CORE_DEFECTS.glob('*.patch')))} patches in {shown(CORE_DEFECTS)}/")
@@ -201,8 +207,34 @@ def configure_and_build(directory, options, binary, jobs):
 
 
 def build(bug, target, jobs):
+    if target.startswith("test:"):
+        return configure_and_build(TESTS_BUILD, ["-DSERDIFF_BUILD_TESTS=ON", f"-DSERDIFF_PLANTED_BUG={bug}"],
+                                   "serdiff_tests", jobs)
     return configure_and_build(BUILD, [f"-DSERDIFF_FUZZ_ONLY_TARGETS={target}", f"-DSERDIFF_PLANTED_BUG={bug}"],
                                "serdiff_fuzz_libfuzzer", jobs)
+
+
+def run_tests(bug, detector, binary, out=OUT):
+    """A "test:<gtest filter>" detector: serdiff_tests built with the bug runs the filter, which must fail (and
+    the filter must select tests: a filter matching nothing would pass and prove nothing)."""
+    work = out / bug / "tests"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    gtest_filter = detector.removeprefix("test:")
+    started = time.time()
+    completed = subprocess.run([str(binary), f"--gtest_filter={gtest_filter}", "--gtest_color=no"],
+                               env=fuzz_run.sanitizer_environment(), capture_output=True, text=True, cwd=work)
+    seconds = time.time() - started
+    text = completed.stdout + completed.stderr
+    (work / "tests.log").write_text(text)
+    ran = re.search(r"\[==========\] (\d+) tests? from", text)
+    failed = re.findall(r"^\[  FAILED  \] (\w+\.\w+)", text, re.MULTILINE)  # not "[  FAILED  ] 3 tests, ..."
+    if not ran or ran.group(1) == "0":
+        sys.exit(f"planted: {bug}: the filter {gtest_filter} selects no test of {binary}")
+    detected = completed.returncode != 0 and bool(failed)
+    return {"bug": bug, "target": detector, "detected": detected, "seconds": seconds, "execs": int(ran.group(1)),
+            "what": f"{len(set(failed))} of {ran.group(1)} tests failed: {sorted(set(failed))[0]}" if detected else "",
+            "crash": None}
 
 
 def apply_patch(patch, directory, tree, dry_run=False):
@@ -329,8 +361,15 @@ def hunt_each(bugs, targets, prepare, arguments, out, hint):
         log(f"planted [{index}/{len(bugs)}] {bug}: building {target} with the bug ...")
         started = time.time()
         binary = prepare(bug, target)
-        log(f"planted [{index}/{len(bugs)}] {bug}: built in {time.time() - started:.0f} s; fuzzing {target} "
-            f"(budget {arguments.budget} s) ...")
+        log(f"planted [{index}/{len(bugs)}] {bug}: built in {time.time() - started:.0f} s; " + (
+            f"running serdiff_tests --gtest_filter={target[5:]} ..." if target.startswith("test:")
+            else f"fuzzing {target} (budget {arguments.budget} s) ..."))
+        if target.startswith("test:"):
+            rows.append(run_tests(bug, target, binary, out))
+            row = rows[-1]
+            log(f"planted [{index}/{len(bugs)}] {bug}: " + (f"FOUND by {target}: {row['what']}" if row["detected"]
+                else f"MISSED: the {row['execs']} tests of {target} pass with it"))
+            continue
         row = hunt(bug, target, binary, arguments.budget, out=out)
         if arguments.from_nothing:
             # The same hunt without seeds or earlier findings: how long raw fuzzing takes (informative).
