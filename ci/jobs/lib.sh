@@ -9,6 +9,8 @@
 #   SMOKE_ENGINE      libfuzzer | afl | replay   (what the fuzz smoke runs)
 #   SANITIZER_ENV     array of NAME=VALUE runtime options for every test binary
 #   PREPARE           optional: a function run first (e.g. building an instrumented standard library)
+#   CONFIGURE_PRESET  optional, instead of CMAKE_ARGS: a configure preset of CMakePresets.json, whose build directory
+#                     the job uses (make test's, for asan-ubsan); a planted defect's run puts it in its own
 # Environment knobs (all optional):
 #   SERDIFF_CI_SMOKE_SECONDS   seconds of fuzz smoke per target (default 5)
 #   SERDIFF_PLANTED_BUG        compile in a planted defect (tests/planted/bugs.tsv); the build directory
@@ -25,10 +27,15 @@ PARALLEL=${SERDIFF_CI_JOBS:-$(( $(nproc) < 2 ? $(nproc) : 2 ))}
 SHARED_DATA=${SERDIFF_DATA_DIR:-$ROOT/../shared/data}
 # The subjects every job builds and tests (differential/subject.h): <subject>_fuzz_{replay,libfuzzer,afl}.
 SUBJECTS=(serdiff core)
-declare -A TARGETS=() TARGET_COUNT=() REPLAYED=() SMOKE_EXECS=()
+declare -A TARGETS=() TARGET_COUNT=()
 
 # Progress lines carry the seconds since the job started, so each stage's time can be read off the log.
 say() { echo "[ci $JOB_NAME] $(( $(date +%s) - ${JOB_START:-$(date +%s)} ))s $*" >&2; }
+
+# Inputs replayed and smoke executions are counted in files, one line per run (runs go in parallel, in subshells):
+# add_count replayed|smoke SUBJECT N, and count_total replayed|smoke SUBJECT.
+add_count() { echo "$3" >> "$BUILD_DIR/ci-logs/counts/$1.$2"; }
+count_total() { cat "$BUILD_DIR/ci-logs/counts/$1.$2" 2>/dev/null | awk '{ total += $1 } END { print total + 0 }'; }
 
 # Writes the summary line the matrix table is made of: job status seconds engine, then targets, inputs
 # replayed and smoke executions of each subject (serdiff, then core).
@@ -37,10 +44,10 @@ write_summary() {
     local elapsed=$(( $(date +%s) - JOB_START ))
     local subject counts=()
     for subject in "${SUBJECTS[@]}"; do
-        counts+=("${TARGET_COUNT[$subject]:-0}" "${REPLAYED[$subject]:-0}" "${SMOKE_EXECS[$subject]:-0}")
+        counts+=("${TARGET_COUNT[$subject]:-0}" "$(count_total replayed "$subject")" "$(count_total smoke "$subject")")
     done
-    mkdir -p "$BUILD_DIR"
-    echo "$JOB_NAME $status $elapsed ${SMOKE_ENGINE:-none} ${counts[*]}" > "$BUILD_DIR/ci-summary.txt"
+    mkdir -p "$SUMMARY_DIR"
+    echo "$JOB_NAME $status $elapsed ${SMOKE_ENGINE:-none} ${counts[*]}" > "$SUMMARY_DIR/ci-summary.txt"
 }
 
 # Runs a command with its output in $BUILD_DIR/ci-logs/<name>.log; on failure prints the log's end (where a
@@ -78,8 +85,34 @@ smoke_dir() {
     if [ "$1" = serdiff ]; then echo "$BUILD_DIR/ci-smoke/$2"; else echo "$BUILD_DIR/ci-smoke/$1/$2"; fi
 }
 
+# in_parallel COMMAND SUBJECT TARGET...: runs `COMMAND SUBJECT TARGET` for each target, PARALLEL at a time (each
+# run is one process on one core: the replays and smokes used one of the 2 cores before), each run's output shown
+# whole when it ends. Every run is waited for; fails if any failed.
+in_parallel() {
+    local command=$1 subject=$2
+    shift 2
+    local spool=$BUILD_DIR/ci-logs/parallel
+    rm -rf "$spool" && mkdir -p "$spool"
+    local -A running=()
+    local target failed=0
+    collect() {
+        local pid status=0
+        wait -n -p pid "${!running[@]}" || status=$?
+        cat "$spool/${running[$pid]}.out" >&2
+        [ $status -eq 0 ] || failed=1
+        unset "running[$pid]"
+    }
+    for target in "$@"; do
+        [ ${#running[@]} -lt "$PARALLEL" ] || collect
+        "$command" "$subject" "$target" > "$spool/$target.out" 2>&1 &
+        running[$!]=$target
+    done
+    while [ ${#running[@]} -gt 0 ]; do collect; done
+    [ $failed -eq 0 ]
+}
+
 # replay SUBJECT TARGET PATH...: replays every file under the paths through the subject's replay driver;
-# adds the count to REPLAYED[SUBJECT].
+# counts them (add_count replayed).
 replay() {
     local subject=$1 target=$2
     shift 2
@@ -93,7 +126,7 @@ replay() {
     }
     local count
     count=$(sed -n 's/^serdiff replay [^:]*: \([0-9]*\) files.*/\1/p' <<<"$output")
-    REPLAYED[$subject]=$(( ${REPLAYED[$subject]:-0} + ${count:-0} ))
+    add_count replayed "$subject" "${count:-0}"
 }
 
 # The longest input libFuzzer mutates per target, as the target declares it (SERDIFF_FUZZ_TARGET options).
@@ -125,7 +158,7 @@ smoke_libfuzzer() {
     fi
     local execs
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")
-    SMOKE_EXECS[$subject]=$(( ${SMOKE_EXECS[$subject]:-0} + ${execs:-0} ))
+    add_count smoke "$subject" "${execs:-0}"
 }
 
 smoke_afl() {
@@ -144,8 +177,11 @@ smoke_afl() {
     for setting in "${SANITIZER_ENV[@]}"; do
         [[ $setting == ASAN_OPTIONS=* ]] && asan_options=${setting#ASAN_OPTIONS=}
     done
+    # AFL_NO_STARTUP_CALIBRATION: afl-fuzz starts fuzzing at once instead of first running every seed several
+    # times to calibrate it (primitive_stream's 1,561 seeds took 87 s of a 5 s smoke). Every seed has been run
+    # already in this job, by the replay driver of the same build (replay_corpora), so nothing goes unrun.
     if ! env "${SANITIZER_ENV[@]}" "ASAN_OPTIONS=${asan_options:+$asan_options:}abort_on_error=1:symbolize=0" \
-        FUZZ="$target" AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1 \
+        FUZZ="$target" AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_NO_STARTUP_CALIBRATION=1 \
         AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_FORKSRV_INIT_TMOUT=60000 \
         "${command[@]}" > "$work/log" 2>&1; then
         tail -n 40 "$work/log"
@@ -162,7 +198,7 @@ smoke_afl() {
     fi
     local execs
     execs=$(sed -n 's/^execs_done *: *//p' "$work/out/default/fuzzer_stats" 2>/dev/null)
-    SMOKE_EXECS[$subject]=$(( ${SMOKE_EXECS[$subject]:-0} + ${execs:-0} ))
+    add_count smoke "$subject" "${execs:-0}"
 }
 
 smoke_replay() {
@@ -180,7 +216,7 @@ smoke_replay() {
     }
     local runs
     runs=$(sed -n 's/^serdiff smoke [^:]*: \([0-9]*\) mutated.*/\1/p' <<<"$output")
-    SMOKE_EXECS[$subject]=$(( ${SMOKE_EXECS[$subject]:-0} + ${runs:-0} ))
+    add_count smoke "$subject" "${runs:-0}"
 }
 
 # Builds a subject's replay driver, lists its targets and replays every target's committed corpus.
@@ -194,25 +230,30 @@ replay_corpora() {
     [ "${TARGET_COUNT[$subject]}" -gt 0 ] || { say "${subject}_fuzz_replay lists no built target"; return 1; }
     STAGE=replay-corpora-$subject
     say "replaying corpora/ through ${subject}_fuzz_replay for ${TARGET_COUNT[$subject]} targets"
-    local target
-    for target in ${TARGETS[$subject]}; do
-        replay "$subject" "$target" "$ROOT/corpora/$target"
-    done
+    in_parallel replay_corpus "$subject" ${TARGETS[$subject]}
 }
+replay_corpus() { replay "$1" "$2" "$ROOT/corpora/$2"; }
+replay_seeds() { if [ -d "$SEEDS/$2" ]; then replay "$1" "$2" "$SEEDS/$2"; fi; }
 
 run_job() {
     JOB_START=$(date +%s)
     local build_root=${SERDIFF_CI_BUILD_ROOT:-$ROOT/build}
     BUILD_DIR=$build_root/ci-$JOB_NAME
+    # The summary make ci's table and ci-planted's clean-run check read: build/ci-<job>/ci-summary.txt, also for a
+    # job that builds in a preset's tree.
+    SUMMARY_DIR=$BUILD_DIR
+    [ -z "${CONFIGURE_PRESET:-}" ] || BUILD_DIR=$ROOT/build/$CONFIGURE_PRESET
     local planted=${SERDIFF_PLANTED_BUG:-}
     if [ -n "$planted" ]; then
         BUILD_DIR=$build_root/ci-$JOB_NAME-planted-$planted
+        SUMMARY_DIR=$BUILD_DIR
         say "PLANTED DEFECT $planted compiled in: this run is expected to fail"
     fi
     BIN=$BUILD_DIR/bin
     trap on_exit EXIT
     cd "$ROOT"
     mkdir -p "$BUILD_DIR"
+    rm -rf "$BUILD_DIR/ci-logs/counts" && mkdir -p "$BUILD_DIR/ci-logs/counts"
 
     if [ -n "${PREPARE:-}" ]; then
         STAGE=prepare
@@ -225,9 +266,17 @@ run_job() {
     local werror=ON
     [ -z "$planted" ] || werror=OFF
     # Both subjects; the Core source is fetched here (the pinned sdist) unless SERDIFF_CORE_SRC names a tree.
-    logged configure cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DSERDIFF_PEERS=OFF -DSERDIFF_WERROR=$werror \
-        -DSERDIFF_PLANTED_BUG="$planted" "-DSERDIFF_SUBJECTS=serdiff;core" \
-        "-DSERDIFF_CORE_SRC=${SERDIFF_CORE_SRC:-}" "${CMAKE_ARGS[@]}"
+    if [ -n "${CONFIGURE_PRESET:-}" ]; then
+        # The preset's own tree keeps its cache (make test's: peers and all); a planted run's tree builds no peers.
+        local peers=()
+        [ -z "$planted" ] || peers=(-DSERDIFF_PEERS=OFF)
+        logged configure cmake --preset "$CONFIGURE_PRESET" -B "$BUILD_DIR" -DSERDIFF_WERROR=$werror \
+            -DSERDIFF_PLANTED_BUG="$planted" "-DSERDIFF_CORE_SRC=${SERDIFF_CORE_SRC:-}" "${peers[@]}"
+    else
+        logged configure cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DSERDIFF_PEERS=OFF -DSERDIFF_WERROR=$werror \
+            -DSERDIFF_PLANTED_BUG="$planted" "-DSERDIFF_SUBJECTS=serdiff;core" \
+            "-DSERDIFF_CORE_SRC=${SERDIFF_CORE_SRC:-}" "${CMAKE_ARGS[@]}"
+    fi
     grep -h 'subjects/core: Bitcoin Core source at' "$BUILD_DIR/ci-logs/configure.log" | sed "s/^-- /[ci $JOB_NAME] /" >&2 || true
 
     # The replay drivers first: the committed corpora fail fast, before the slower full build. serdiff's
@@ -250,13 +299,11 @@ run_job() {
     STAGE=replay-real-data
     if [ -d "$SHARED_DATA/blocks" ]; then
         say "replaying seeds cut from $SHARED_DATA"
-        local seeds=$BUILD_DIR/shared-seeds
-        rm -rf "$seeds"
-        env "${SANITIZER_ENV[@]}" "$BIN/serdiff_corpus_gen" --shared-data "$SHARED_DATA" --out "$seeds" > /dev/null
+        SEEDS=$BUILD_DIR/shared-seeds
+        rm -rf "$SEEDS"
+        env "${SANITIZER_ENV[@]}" "$BIN/serdiff_corpus_gen" --shared-data "$SHARED_DATA" --out "$SEEDS" > /dev/null
         for subject in "${SUBJECTS[@]}"; do
-            for target in ${TARGETS[$subject]}; do
-                if [ -d "$seeds/$target" ]; then replay "$subject" "$target" "$seeds/$target"; fi
-            done
+            in_parallel replay_seeds "$subject" ${TARGETS[$subject]}
         done
     else
         say "no $SHARED_DATA: real-data seeds skipped"
@@ -265,17 +312,15 @@ run_job() {
     for subject in "${SUBJECTS[@]}"; do
         STAGE=fuzz-smoke-$subject
         say "fuzz smoke of ${subject}'s ${TARGET_COUNT[$subject]} targets: $SMOKE_ENGINE, ${SMOKE_SECONDS} s per target"
-        for target in ${TARGETS[$subject]}; do
-            "smoke_$SMOKE_ENGINE" "$subject" "$target"
-        done
+        in_parallel "smoke_$SMOKE_ENGINE" "$subject" ${TARGETS[$subject]}
     done
 
     STAGE=done
     write_summary PASS
     local totals=""
     for subject in "${SUBJECTS[@]}"; do
-        totals+="${totals:+; }$subject: ${TARGET_COUNT[$subject]} targets, ${REPLAYED[$subject]:-0} inputs replayed,"
-        totals+=" ${SMOKE_EXECS[$subject]:-0} smoke executions"
+        totals+="${totals:+; }$subject: ${TARGET_COUNT[$subject]} targets, $(count_total replayed "$subject") inputs replayed,"
+        totals+=" $(count_total smoke "$subject") smoke executions"
     done
     say "PASS in $(( $(date +%s) - JOB_START )) s ($SMOKE_ENGINE smoke): $totals"
 }
