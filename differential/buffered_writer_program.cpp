@@ -17,6 +17,7 @@
 #include "differential/fault_file.h"
 #include "differential/file_programs.h"
 #include "differential/memory_file.h"
+#include "differential/observe.h"
 #include "differential/program_input.h"
 #include "differential/reference/file_io.h"
 #include "differential/reference/reference.h"
@@ -129,6 +130,19 @@ FaultRun run_with_fault(FaultFile& file, bool stdio_buffered, uint64_t start, bo
     return run;
 }
 
+// What a writer did under a fault beyond what the reference comparison pins down (the file is only checked to be a
+// prefix holding the acknowledged bytes; the step and words of the first error are the subject's own): recorded
+// for the comparison of HEAD with BASE (differential/observe.h), which must find them equal.
+void observe_fault_run(const std::string& label, const FaultRun& run, const FaultFile& file)
+{
+    if (!observing()) return;
+    observe([&] { return label + ": the file after the fault"; }, file.data);
+    observe_number([&] { return label + ": the step of the first error (" + run.first_error + ")"; },
+                   run.reported ? run.first_error_step : UINT64_MAX);
+    observe_text([&] { return label + ": the first error's words"; }, run.first_error);
+    observe_number([&] { return label + ": bytes acknowledged"; }, run.acknowledged);
+}
+
 // What every writer must do when the file fails from `fault_offset` on: report it exactly when it cost
 // bytes, fail every later call (where errors latch), and leave a prefix of the right bytes holding at least what
 // a successful flush()/close() acknowledged.
@@ -136,6 +150,7 @@ void check_fault_run(const std::string& name, const FaultRun& run, const FaultFi
                      uint64_t fault_offset, const std::string& setting, std::span<const uint8_t> input)
 {
     const std::string label = "buffered_writer fault mode: " + name + " (" + setting + ")";
+    observe_fault_run(label, run, file);
     const bool costs_bytes = fault_offset < wanted.size();
     if (run.reported != costs_bytes)
         report_mismatch(label, costs_bytes ? "a write fault went unreported" : "an error without a fault",
@@ -318,6 +333,7 @@ void check_unseekable_writes(const std::vector<WriteStep>& steps, const Key& key
                             first + (refused ? "; step " + std::to_string(*first_byte_step) + " is the first to write a byte" : ""),
                             input);
         if (run.later_call_succeeded) report_mismatch(label, "a call succeeded after the refusal", first, input);
+        observe_fault_run(label, run, file);
         compare_bytes([&] { return label + " file"; }, file.data, wanted, input);
     };
     check("reference FileWriter", reference, reference_file);

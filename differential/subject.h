@@ -60,7 +60,7 @@ struct Divergences {
     std::optional<int32_t> locator_version_written;
     // Set when reading a compressed script into a script that already holds bytes keeps some of them (Core
     // appends its OP_RETURN for an oversized script and leaves the script as it was for a tag-4/5 x that is
-    // not on the curve): the harness then reads into an empty script only, as Core's own callers do.
+    // not on the curve): the compression target then expects that rule of its read into `ee ee ee`.
     bool compressed_script_read_keeps_old_bytes = false;
     // Set when WriteVarInt in the non-negative signed mode writes a negative value instead of refusing it (Core
     // leaves that to its callers): the stream programs then skip their refusal check.
