@@ -217,7 +217,7 @@ OSS_FUZZ_SECONDS ?= 3
 oss-fuzz-check: deps
 	@python3 tools/oss_fuzz_check/check.py --combinations $(OSS_FUZZ_COMBINATIONS) --seconds $(OSS_FUZZ_SECONDS) --jobs $(JOBS)
 
-# CI matrix (docs/ci.md): each job builds its own tree build/ci-<job> and runs unit tests, every corpus and a
+# CI matrix (docs/ci.md): each job builds its own tree build/ci-<job> (asan-ubsan: make test's build/asan) and runs unit tests, every corpus and a
 # short fuzz smoke of every target. `make ci` runs them all with a summary; `make ci-<job>` runs one;
 # `make ci-planted` proves each job catches its class of defect. CI_SMOKE_SECONDS = fuzz smoke per target.
 CI_JOBS ?= asan-ubsan msan gcc afl

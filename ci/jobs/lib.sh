@@ -4,13 +4,14 @@
 # a one-line summary.
 #
 # A job script sets, then calls run_job:
-#   JOB_NAME          the job (build directory build/ci-<job>)
+#   JOB_NAME          the job (build directory build/ci-<job>, or the preset's: see CONFIGURE_PRESET)
 #   CMAKE_ARGS        array of extra -D arguments (compiler, sanitizers, engine, flags)
 #   SMOKE_ENGINE      libfuzzer | afl | replay   (what the fuzz smoke runs)
 #   SANITIZER_ENV     array of NAME=VALUE runtime options for every test binary
 #   PREPARE           optional: a function run first (e.g. building an instrumented standard library)
 #   CONFIGURE_PRESET  optional, instead of CMAKE_ARGS: a configure preset of CMakePresets.json, whose build directory
-#                     the job uses (make test's, for asan-ubsan); a planted defect's run puts it in its own
+#                     build/<preset> the job uses (make test's, for asan-ubsan; SERDIFF_CI_BUILD_ROOT does not move
+#                     it); a planted defect's run, or one with SERDIFF_CORE_SRC, configures it in build/ci-<job>...
 # Environment knobs (all optional):
 #   SERDIFF_CI_SMOKE_SECONDS   seconds of fuzz smoke per target (default 5)
 #   SERDIFF_PLANTED_BUG        compile in a planted defect (tests/planted/bugs.tsv); the build directory
@@ -35,7 +36,10 @@ say() { echo "[ci $JOB_NAME] $(( $(date +%s) - ${JOB_START:-$(date +%s)} ))s $*"
 # Inputs replayed and smoke executions are counted in files, one line per run (runs go in parallel, in subshells):
 # add_count replayed|smoke SUBJECT N, and count_total replayed|smoke SUBJECT.
 add_count() { echo "$3" >> "$BUILD_DIR/ci-logs/counts/$1.$2"; }
-count_total() { cat "$BUILD_DIR/ci-logs/counts/$1.$2" 2>/dev/null | awk '{ total += $1 } END { print total + 0 }'; }
+count_total() {
+    local file=$BUILD_DIR/ci-logs/counts/$1.$2
+    if [ -f "$file" ]; then awk '{ total += $1 } END { print total + 0 }' "$file"; else echo 0; fi
+}
 
 # Writes the summary line the matrix table is made of: job status seconds engine, then targets, inputs
 # replayed and smoke executions of each subject (serdiff, then core).
@@ -87,7 +91,8 @@ smoke_dir() {
 
 # in_parallel COMMAND SUBJECT TARGET...: runs `COMMAND SUBJECT TARGET` for each target, PARALLEL at a time (each
 # run is one process on one core: the replays and smokes used one of the 2 cores before), each run's output shown
-# whole when it ends. Every run is waited for; fails if any failed.
+# whole when it ends. After the first failure no new run starts; the runs under way are waited for; fails if any
+# failed.
 in_parallel() {
     local command=$1 subject=$2
     shift 2
@@ -95,6 +100,8 @@ in_parallel() {
     rm -rf "$spool" && mkdir -p "$spool"
     local -A running=()
     local target failed=0
+    # Interrupted (Ctrl-C, a kill of the job): the runs under way stop too.
+    trap 'kill "${!running[@]}" 2>/dev/null; exit 130' INT TERM
     collect() {
         local pid status=0
         wait -n -p pid "${!running[@]}" || status=$?
@@ -104,10 +111,12 @@ in_parallel() {
     }
     for target in "$@"; do
         [ ${#running[@]} -lt "$PARALLEL" ] || collect
+        [ $failed -eq 0 ] || break
         "$command" "$subject" "$target" > "$spool/$target.out" 2>&1 &
         running[$!]=$target
     done
     while [ ${#running[@]} -gt 0 ]; do collect; done
+    trap - INT TERM
     [ $failed -eq 0 ]
 }
 
@@ -242,7 +251,9 @@ run_job() {
     # The summary make ci's table and ci-planted's clean-run check read: build/ci-<job>/ci-summary.txt, also for a
     # job that builds in a preset's tree.
     SUMMARY_DIR=$BUILD_DIR
-    [ -z "${CONFIGURE_PRESET:-}" ] || BUILD_DIR=$ROOT/build/$CONFIGURE_PRESET
+    # A preset's tree is make test's (build/<preset>, whatever SERDIFF_CI_BUILD_ROOT says), unless SERDIFF_CORE_SRC
+    # names another Core tree: that build keeps build/ci-<job>, so make test's tree never changes Core tree.
+    [ -z "${CONFIGURE_PRESET:-}" ] || [ -n "${SERDIFF_CORE_SRC:-}" ] || BUILD_DIR=$ROOT/build/$CONFIGURE_PRESET
     local planted=${SERDIFF_PLANTED_BUG:-}
     if [ -n "$planted" ]; then
         BUILD_DIR=$build_root/ci-$JOB_NAME-planted-$planted
@@ -267,9 +278,10 @@ run_job() {
     [ -z "$planted" ] || werror=OFF
     # Both subjects; the Core source is fetched here (the pinned sdist) unless SERDIFF_CORE_SRC names a tree.
     if [ -n "${CONFIGURE_PRESET:-}" ]; then
-        # The preset's own tree keeps its cache (make test's: peers and all); a planted run's tree builds no peers.
+        # The preset's own tree keeps its cache (make test's: peers and all); another tree (a planted run's, one of
+        # another Core tree) builds no peers, as every other job.
         local peers=()
-        [ -z "$planted" ] || peers=(-DSERDIFF_PEERS=OFF)
+        [ "$BUILD_DIR" = "$ROOT/build/$CONFIGURE_PRESET" ] || peers=(-DSERDIFF_PEERS=OFF)
         logged configure cmake --preset "$CONFIGURE_PRESET" -B "$BUILD_DIR" -DSERDIFF_WERROR=$werror \
             -DSERDIFF_PLANTED_BUG="$planted" "-DSERDIFF_CORE_SRC=${SERDIFF_CORE_SRC:-}" "${peers[@]}"
     else
