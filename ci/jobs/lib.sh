@@ -125,7 +125,7 @@ in_parallel() {
 replay() {
     local subject=$1 target=$2
     shift 2
-    local output errors=$BUILD_DIR/ci-logs/replay-$subject-$target.stderr
+    local output errors=$BUILD_DIR/ci-logs/replay-$subject-$target${REPLAY_SHARD:+-$REPLAY_SHARD}.stderr
     # stderr (progress lines, or a sanitizer's report) is shown only when the replay fails.
     output=$(env "${SANITIZER_ENV[@]}" "$BIN/${subject}_fuzz_replay" --target "$target" "$@" 2> "$errors") || {
         echo "$output"
@@ -239,9 +239,32 @@ replay_corpora() {
     [ "${TARGET_COUNT[$subject]}" -gt 0 ] || { say "${subject}_fuzz_replay lists no built target"; return 1; }
     STAGE=replay-corpora-$subject
     say "replaying corpora/ through ${subject}_fuzz_replay for ${TARGET_COUNT[$subject]} targets"
-    in_parallel replay_corpus "$subject" ${TARGETS[$subject]}
+    local items=() target shard count
+    for target in ${TARGETS[$subject]}; do
+        count=$(find "$ROOT/corpora/$target" -type f | wc -l)
+        if [ "$count" -gt "$SHARD_FILES" ]; then
+            for (( shard = 0; shard < PARALLEL; shard++ )); do items+=("$target@$shard"); done
+        else
+            items+=("$target")
+        fi
+    done
+    in_parallel replay_corpus "$subject" "${items[@]}"
 }
-replay_corpus() { replay "$1" "$2" "$ROOT/corpora/$2"; }
+# A corpus of more than SHARD_FILES files is replayed as PARALLEL shards (target@k: every PARALLEL-th file from the
+# k-th), so one large corpus (primitive_stream's 1,561 seeds: about 2 minutes under MSan) does not hold one core
+# while the other waits.
+SHARD_FILES=400
+replay_corpus() {
+    local target=${2%@*}
+    if [ "$target" = "$2" ]; then
+        replay "$1" "$target" "$ROOT/corpora/$target"
+    else
+        REPLAY_SHARD=${2#*@}
+        local files=()
+        mapfile -t files < <(find "$ROOT/corpora/$target" -type f | sort | awk -v n="$PARALLEL" -v k="$REPLAY_SHARD" '(NR - 1) % n == k')
+        replay "$1" "$target" "${files[@]}"
+    fi
+}
 replay_seeds() { if [ -d "$SEEDS/$2" ]; then replay "$1" "$2" "$SEEDS/$2"; fi; }
 
 run_job() {
