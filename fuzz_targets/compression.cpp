@@ -25,11 +25,16 @@ struct Outcome {
     size_t consumed = 0;
 };
 
-// The subject's ScriptCompression read, into a reused destination that holds `ee ee ee`.
+// What the destination of every compressed-script read holds before it (a reused script), and the tags of the
+// special script forms (Core's nSpecialScripts: tags 0-5; larger tags are a raw script's size + 6).
+constexpr uint8_t kOldBytes[] = {0xee, 0xee, 0xee};
+constexpr uint64_t kSpecialScriptTags = 6;
+
+// The subject's ScriptCompression read, into a reused destination that holds kOldBytes.
 Outcome decode_optimized(std::span<const uint8_t> data)
 {
     Outcome out;
-    out.script = {0xee, 0xee, 0xee};
+    out.script = model::Script(std::span<const uint8_t>(kOldBytes));
     const model::Decoded<bool> read = subject::read_compressed_script(data, out.script);
     out.ok = read.ok;
     out.error = read.error;
@@ -46,10 +51,10 @@ model::Script expected_in_reused(std::span<const uint8_t> data, const model::Scr
 {
     if (!subject::divergences().compressed_script_read_keeps_old_bytes) return reference;
     const model::Decoded<uint64_t> tag = reference::decode_varint(data, model::IntKind::U32);
-    const bool off_curve = tag.value < 6 && reference.empty();
-    const bool oversized = tag.value >= 6 && tag.value - 6 > model::kMaxScriptSize;
+    const bool off_curve = tag.value < kSpecialScriptTags && reference.empty();
+    const bool oversized = tag.value >= kSpecialScriptTags && tag.value - kSpecialScriptTags > model::kMaxScriptSize;
     if (!off_curve && !oversized) return reference;
-    model::Bytes kept = {0xee, 0xee, 0xee};
+    model::Bytes kept(std::begin(kOldBytes), std::end(kOldBytes));
     kept.insert(kept.end(), reference.begin(), reference.end());
     return model::Script(kept);
 }
