@@ -108,6 +108,9 @@ def check():
     core_problems = check_core()
     print(f"planted: {len(core_defects(strict=False))} Core defects in {shown(CORE_MANIFEST)}, "
           f"{len(list(CORE_DEFECTS.glob('*.patch')))} patches in {shown(CORE_DEFECTS)}/")
+    print(f"planted: {len(core_defects(strict=False, base_only=True))} changes for HEAD vs BASE in "
+          f"{shown(CORE_BASE_MANIFEST)}, {len(list(CORE_BASE_DEFECTS.glob('*.patch')))} patches in "
+          f"{shown(CORE_BASE_DEFECTS)}/")
     for problem in problems + core_problems:
         print(f"  FAIL {problem}")
     return 1 if problems or core_problems else 0
