@@ -75,6 +75,16 @@ def sanitizer_environment():
     return {**os.environ, "ASAN_OPTIONS": FUZZ_ASAN_OPTIONS + (":" + user if user else "")}
 
 
+def afl_environment(environment):
+    """afl-fuzz's environment: it refuses to start when ASAN_OPTIONS is set without abort_on_error=1 and symbolize=0
+    (it learns of a crash from the signal; make fuzz's ASAN_OPTIONS are always set), so those two come first and the
+    caller's options (sanitizer_environment: make fuzz's, then the user's) after them; plus its quiet settings."""
+    return {**environment, "ASAN_OPTIONS": "abort_on_error=1:symbolize=0:" + environment.get("ASAN_OPTIONS", ""),
+            "AFL_SKIP_CPUFREQ": "1", "AFL_NO_UI": "1", "AFL_NO_AFFINITY": "1",
+            "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES": "1", "AFL_FORKSRV_INIT_TMOUT": "60000",
+            "AFL_SKIP_CRASHES": "1"}  # a crashing seed is skipped, logged, harvested (run_afl)
+
+
 def target_options(binary):
     """Every registered target's options, as the binary prints them (SERDIFF_FUZZ_TARGET in fuzz_targets/)."""
     listing = subprocess.run([str(binary), "--list", "--json"], check=True, capture_output=True, text=True,
@@ -230,9 +240,7 @@ class Run:
         if self.dictionary.exists():
             command += ["-x", str(self.dictionary)]
         command += ["--", str(self.bin_dir / subject.binary_name("afl"))]
-        environment = {**self.environment(), "AFL_SKIP_CPUFREQ": "1", "AFL_NO_UI": "1", "AFL_NO_AFFINITY": "1",
-                       "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES": "1", "AFL_FORKSRV_INIT_TMOUT": "60000",
-                       "AFL_SKIP_CRASHES": "1"}  # a crashing seed is skipped, logged, harvested below
+        environment = afl_environment(self.environment())
         with open(self.log_path, "w") as log_file:
             self.exit_status = subprocess.run(command, env=environment, stdout=log_file, stderr=subprocess.STDOUT,
                                               cwd=OUT).returncode
