@@ -130,11 +130,13 @@ class ChangedLines(unittest.TestCase):
         self.assertEqual(status, 0)
         self.assertIn("no changed serialization lines", out.getvalue())
 
-    def test_not_a_checkout_exits_2(self):
+    def test_not_a_checkout_exits_2_and_keeps_the_last_review(self):
         err = io.StringIO()
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), \
-                tempfile.TemporaryDirectory() as plain:
-            self.assertEqual(review.main(["--core-src", plain]), 2)
+                tempfile.TemporaryDirectory() as plain, tempfile.TemporaryDirectory() as out:
+            (Path(out) / "review.json").write_text("{}")
+            self.assertEqual(review.main(["--core-src", plain, "--out", out]), 2)
+            self.assertTrue((Path(out) / "review.json").exists())
         self.assertIn("is not a git checkout", err.getvalue())
 
 
@@ -184,6 +186,18 @@ class Verdict(unittest.TestCase):
         self.assertIn("nothing needs the reviewer's eyes (exit 0)", text)
         self.assertIn("2.00x", text)  # the benchmark's time ratio
         self.assertEqual(review.verdict(results(mutated=("killed", "invalid", "equivalent")))[0], 0)
+
+    def test_benchmark_self_check_names_the_side_that_failed_it(self):
+        r = results()
+        r["bench"] = {"status": "error", "message": "build/review/bench-head/bin/serdiff_bench_core --name=head "
+                      "failed with status 1: serdiff_bench_core: benchmark self-check failed: 413567:plain "
+                      "head-buffered file size"}
+        status, reasons = review.verdict(r)
+        self.assertEqual(status, 1)
+        self.assertTrue(reasons[0].startswith("benchmark not timed: HEAD fails the benchmark's own output check "
+                                              "(413567:plain head-buffered file size)"), reasons)
+        r["bench"] = {"status": "error", "message": "callgrind: no such file"}
+        self.assertEqual(review.verdict(r)[1], ["benchmark failed: callgrind: no such file"])
 
     def test_surviving_mutant_needs_eyes_with_its_diff(self):
         r = results(mutated=("killed", "survived", "not reached"))

@@ -740,7 +740,15 @@ def verdict(results):
         notes.append(f"not mutated (not one of make mutate's Core files): {' '.join(mutation_entry['unmutated_files'])}")
     bench_entry = results.get("bench", {})
     if bench_entry.get("status") == "error":
-        reasons.append(f"benchmark failed: {bench_entry.get('message', '')}")
+        message = bench_entry.get("message", "")
+        check = re.search(r"benchmark self-check failed: (.*)", message)
+        side = re.search(r"--name=(\w+)", message)
+        side = side.group(1).upper() if side else "a side"
+        if check:  # the benchmark's own output check (bench/core_cases.cpp) refused what one side wrote or read
+            reasons.append(f"benchmark not timed: {side} fails the benchmark's own output check "
+                           f"({check.group(1).strip()}): its bytes differ from what the case expects; {message}")
+        else:
+            reasons.append(f"benchmark failed: {message}")
     if bench_entry.get("status") == "measured" and any(row.get("instruction_ratio") is None
                                                         for row in bench_entry.get("rows", [])):
         reasons.append("benchmark: instructions not counted, so a slowdown cannot be judged: "
@@ -930,15 +938,16 @@ def review(arguments):
         raise Failure(f"TIME and ROUNDS must be at least 1 (got TIME={arguments.time}, ROUNDS={arguments.rounds})")
     if arguments.verdict_only:
         return reverdict(arguments, out)
+    log(f"phase 1/7 export: resolving HEAD and BASE in {tree}")
+    head, base, how = resolve(tree, arguments.base)
     # A new review starts from nothing: no page, verdict or phase output of the last one is left to be mistaken
-    # for this one's (a review that stops with exit 2 leaves no review.json).
+    # for this one's (a review that stops with exit 2 once started leaves no review.json). A CORE_SRC or BASE
+    # that does not resolve stops before this, and the last review's output stays.
     for stale in ("review.json", "index.html", "mutation.log", "coverage.lcov", "coverage-targets.lcov",
                   "merged.profdata"):
         (out / stale).unlink(missing_ok=True)
     for stale in ("mutation", "bench", "fuzz", "profiles"):
         shutil.rmtree(out / stale, ignore_errors=True)
-    log(f"phase 1/7 export: resolving HEAD and BASE in {tree}")
-    head, base, how = resolve(tree, arguments.base)
     results = {"core_src": str(tree), "head": head, "base": base, "base_chosen_by": how, "time": arguments.time,
                "serialization_files": list(SERIALIZATION_FILES)}
     log(f"phase 1/7 export: HEAD {head[:12]}, BASE {base[:12]} ({how})")
