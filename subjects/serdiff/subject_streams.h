@@ -26,6 +26,7 @@ using optimized::DataStream;
 using optimized::SizeComputer;
 using optimized::SpanReader;
 using optimized::SpanWriter;
+inline constexpr bool kHasSpanWriter = true;  // (the Core subject's may lack it: an older tree)
 using optimized::VectorWriter;
 template <size_t N, typename T>
 using prevector = optimized::prevector<N, T>;

@@ -1,0 +1,56 @@
+# What differs between Core trees, probed in the tree (never read from a version number; HEAD and BASE may be
+# different trees, docs/base.md). Included by subjects/core/CMakeLists.txt; tests/core/probe_test.cmake runs it
+# on two made-up trees (ctest core_tree_probe). serdiff_core_probe(TREE) sets, in the caller's scope:
+#   SERDIFF_CORE_PROBE_SOURCES  Core files to compile besides the usual ones
+#   SERDIFF_CORE_PROBE_PRIVATE  definitions for support.cpp and Core's files
+#   SERDIFF_CORE_PROBE_PUBLIC   definitions the adapter and the harness compiled for this tree read too
+#   SERDIFF_CORE_PROBE_MESSAGES what the tree lacks, one sentence each (configure prints them)
+# A tree older than the Core subject knows stops configuring with one message saying what is missing.
+function(serdiff_core_probe tree)
+  set(sources "")
+  set(private "")
+  set(public "")
+  set(messages "")
+  # The log sink: util/log.h since 2026-02 (support.cpp defines it, finding the header with __has_include); before
+  # it logging.h, whose logging.cpp is then compiled, with util/fs.cpp and util/string.cpp it needs, and SipHash
+  # for the rate limiter logging.h gained in the 30.x cycle.
+  if(EXISTS "${tree}/src/util/log.h")
+  elseif(EXISTS "${tree}/src/logging.h" AND EXISTS "${tree}/src/logging.cpp")
+    list(APPEND sources "${tree}/src/logging.cpp" "${tree}/src/util/fs.cpp" "${tree}/src/util/string.cpp")
+    if(EXISTS "${tree}/src/crypto/siphash.cpp")
+      list(APPEND sources "${tree}/src/crypto/siphash.cpp")
+    endif()
+  else()
+    message(FATAL_ERROR "subjects/core: ${tree} has neither src/util/log.h nor src/logging.h and src/logging.cpp: "
+                        "a Core tree older than the Core subject knows (v28 and later build)")
+  endif()
+  # assertion_fail's signature: a std::source_location since 2025.
+  file(STRINGS "${tree}/src/util/check.h" assertion_fail_line REGEX "void assertion_fail\\(")
+  if(assertion_fail_line MATCHES "source_location")
+    list(APPEND private SERDIFF_CORE_ASSERTION_FAIL_TAKES_SOURCE_LOCATION=1)
+  else()
+    list(APPEND private SERDIFF_CORE_ASSERTION_FAIL_TAKES_SOURCE_LOCATION=0)
+  endif()
+  # SpanWriter (streams.h, the v31 cycle): without it primitive_stream skips its SpanWriter checks.
+  _serdiff_core_probe_line("${tree}/src/streams.h" "^class SpanWriter" SERDIFF_CORE_HAS_SPAN_WRITER
+    "${tree} has no SpanWriter (older than v31): primitive_stream skips its SpanWriter checks")
+  # SpanReader::ignore's end-of-data check (the v31 cycle): without it the seam refuses a skip past the end itself.
+  _serdiff_core_probe_line("${tree}/src/streams.h" "SpanReader::ignore\\(\\): end of data"
+    SERDIFF_CORE_SPAN_READER_IGNORE_CHECKED
+    "${tree}'s SpanReader::ignore does not check the end (older than v31): the seam refuses a skip past it")
+  set(SERDIFF_CORE_PROBE_SOURCES "${sources}" PARENT_SCOPE)
+  set(SERDIFF_CORE_PROBE_PRIVATE "${private}" PARENT_SCOPE)
+  set(SERDIFF_CORE_PROBE_PUBLIC "${public}" PARENT_SCOPE)
+  set(SERDIFF_CORE_PROBE_MESSAGES "${messages}" PARENT_SCOPE)
+endfunction()
+
+# DEFINE=1 in the caller's `public` when a line of FILE matches REGEX; else DEFINE=0 and MISSING in its `messages`.
+function(_serdiff_core_probe_line file regex define missing)
+  file(STRINGS "${file}" matching REGEX "${regex}")
+  if(matching)
+    set(public ${public} ${define}=1 PARENT_SCOPE)
+  else()
+    set(public ${public} ${define}=0 PARENT_SCOPE)
+    set(messages ${messages} "${missing}" PARENT_SCOPE)
+  endif()
+endfunction()
