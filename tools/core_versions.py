@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""make core-versions: the Core subject on every Core tree of the version matrix (docs/core.md "Core versions").
+
+For each tree of subjects/core/versions.tsv (py-bitcoinkernel's sdists, Core 28.99 to 31.99): fetch it by hash
+(subjects/core/fetch.sh into build/core-versions/<version>/), build the Core subject's libFuzzer and replay
+binaries from it (build/core-versions/<version>/build: clang-19, ASan+UBSan, RelWithDebInfo, as make fuzz does),
+replay every committed corpus through each target the tree has, then fuzz each target that replayed clean for
+--time seconds from those seeds. One table, target x tree: agrees, finding (what the binary reported first),
+absent (the reason the binary gives), or the tree's build failure (its first compiler error).
+
+  tools/core_versions.py [--versions 0.1.0a4,0.1.0a5] [--time 10] [--jobs 2]
+
+Results in core-versions-out/ (matrix.json, matrix.md, a log per build, replay and fuzz run). Exit status 0:
+every tree built and every target it has agrees; 1: a finding or a tree that does not build; 2: bad usage or a
+fetch that failed. Not part of make test or .ci/run (five Core builds).
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools" / "fuzz"))
+import run  # noqa: E402  (make fuzz's build flags, sanitizer environment and per-target options)
+
+VERSIONS = ROOT / "subjects" / "core" / "versions.tsv"
+WORK = ROOT / "build" / "core-versions"
+OUT = ROOT / "core-versions-out"
+REPLAY_TIMEOUT = 1800
+
+
+def log(message):
+    print(f"core-versions: {message}", flush=True)
+
+
+def manifest():
+    """[(package version, Core version, sha256)] from versions.tsv, in its order."""
+    rows = []
+    for number, line in enumerate(VERSIONS.read_text().splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 3 or not re.fullmatch(r"[0-9a-f]{64}", fields[2]):
+            raise SystemExit(f"{VERSIONS}:{number}: want 3 tab-separated fields (package version, Core version, "
+                             f"sha256), got: {line}")
+        rows.append(tuple(fields))
+    return rows
+
+
+def first_error(text):
+    """The first compiler error of a build log (else its first CMake error, else ninja's FAILED line), or its last
+    line; a source path inside this checkout is shown relative to it."""
+    for pattern in (r"\berror: ", r"CMake Error", r"FAILED: "):
+        for line in text.splitlines():
+            if re.search(pattern, line):
+                return line.strip().replace(f"{ROOT}/", "")[:300]
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1][:300] if lines else "(empty log)"
+
+
+def first_report(text):
+    """What a failing replay or fuzz run reported first: serdiff's mismatch header, a sanitizer's summary line."""
+    for pattern in (r"==== serdiff MISMATCH in (.*?) ====", r"SUMMARY: (.*)", r"ERROR: (.*)",
+                    r"serdiff replay \(core\): (failed .*)"):
+        found = re.search(pattern, text)
+        if found:
+            return found.group(1).strip()[:200]
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1][:200] if lines else "(no output)"
+
+
+def fetch(version, sha256):
+    destination = WORK / version
+    destination.mkdir(parents=True, exist_ok=True)
+    pin = destination / "pin.txt"
+    wanted = f"py-bitcoinkernel=={version} \\\n    --hash=sha256:{sha256}\n"
+    if not pin.exists() or pin.read_text() != wanted:
+        pin.write_text(wanted)
+    fetched = subprocess.run([str(ROOT / "subjects" / "core" / "fetch.sh"), str(destination), str(pin)],
+                             capture_output=True, text=True)
+    if fetched.returncode != 0:
+        raise SystemExit(f"core-versions: fetching py-bitcoinkernel {version} failed: {fetched.stderr.strip()}")
+    return Path(fetched.stdout.strip())
+
+
+def build(version, tree, jobs, logs):
+    """Builds core_fuzz_libfuzzer and core_fuzz_replay from the tree; (bin dir, None) or (None, first error)."""
+    directory = WORK / version / "build"
+    log_path = logs / f"{version}-build.log"
+    with open(log_path, "w") as out:
+        for command in (["cmake", "-S", str(ROOT), "-B", str(directory), "-G", "Ninja",
+                         "-DCMAKE_C_COMPILER=clang-19", "-DCMAKE_CXX_COMPILER=clang++-19",
+                         "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DSERDIFF_SANITIZERS=address,undefined",
+                         "-DSERDIFF_FUZZ_ENGINE=libfuzzer", "-DSERDIFF_BUILD_TESTS=OFF", "-DSERDIFF_PEERS=OFF",
+                         "-DSERDIFF_SUBJECTS=serdiff;core", f"-DSERDIFF_CORE_SRC={tree}", "-DSERDIFF_CORE_BASE_SRC="],
+                        ["cmake", "--build", str(directory), "-j", str(jobs), "--target", "core_fuzz_libfuzzer",
+                         "core_fuzz_replay"]):
+            out.write("$ " + " ".join(command) + "\n")
+            out.flush()
+            if subprocess.run(command, stdout=out, stderr=subprocess.STDOUT).returncode != 0:
+                return None, first_error(log_path.read_text(errors="replace"))
+    return directory / "bin", None
+
+
+def listing(binary):
+    """{target: None (built) or the reason it is absent} from the binary's --list --json."""
+    text = subprocess.run([str(binary), "--list", "--json"], check=True, capture_output=True, text=True,
+                          env={**os.environ, "FUZZ": ""}).stdout
+    return {entry["name"]: entry.get("absent") for entry in json.loads(text)}
+
+
+def replay(bin_dir, target, logs, version):
+    log_path = logs / f"{version}-{target}-replay.log"
+    command = [str(bin_dir / "core_fuzz_replay"), "--target", target, str(ROOT / "corpora" / target)]
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=REPLAY_TIMEOUT,
+                                env=run.sanitizer_environment())
+    except subprocess.TimeoutExpired:
+        log_path.write_text("timed out\n")
+        return {"state": "finding", "what": f"corpus replay did not finish in {REPLAY_TIMEOUT} s"}
+    log_path.write_text(result.stdout + result.stderr)
+    if result.returncode == 0:
+        files = re.search(r"(\d+) files", result.stdout + result.stderr)
+        return {"state": "agrees", "replayed": int(files.group(1)) if files else None}
+    return {"state": "finding", "what": first_report(result.stdout + result.stderr), "log": str(log_path)}
+
+
+def fuzz(bin_dir, target, options, seconds, logs, version):
+    log_path = logs / f"{version}-{target}-fuzz.log"
+    artifacts = OUT / "crashes" / version / target
+    artifacts.mkdir(parents=True, exist_ok=True)
+    dictionary = ROOT / "corpora" / "dicts" / f"{target}.dict"
+    with tempfile.TemporaryDirectory() as scratch:
+        command = [str(bin_dir / "core_fuzz_libfuzzer"), f"-max_total_time={seconds}",
+                   f"-rss_limit_mb={run.RSS_LIMIT_MB}", f"-max_len={options['max_len']}", "-timeout=30",
+                   "-print_final_stats=1", f"-artifact_prefix={artifacts}/"]
+        if dictionary.exists():
+            command.append(f"-dict={dictionary}")
+        command += options["libfuzzer_flags"].split() + [scratch, str(ROOT / "corpora" / target)]
+        result = subprocess.run(command, capture_output=True, text=True, env={**run.sanitizer_environment(),
+                                                                               "FUZZ": target})
+    text = result.stdout + result.stderr
+    log_path.write_text(text)
+    execs = re.search(r"stat::number_of_executed_units:\s+(\d+)", text)
+    if result.returncode == 0:
+        return {"state": "agrees", "execs": int(execs.group(1)) if execs else None}
+    return {"state": "finding", "what": first_report(text), "log": str(log_path),
+            "inputs": sorted(p.name for p in artifacts.iterdir())}
+
+
+def cell(entry):
+    state = entry["state"]
+    if state == "agrees":
+        return "agrees"
+    if state == "absent":
+        return f"absent: {entry['reason']}"
+    if state == "no build":
+        return "does not build"
+    return f"**finding**: {entry['what']}"
+
+
+def render(results):
+    trees = list(results["trees"])
+    targets = sorted({t for tree in results["trees"].values() for t in tree.get("targets", {})})
+    header = "| target | " + " | ".join(f"{v} (Core {results['trees'][v]['core']})" for v in trees) + " |"
+    lines = [header, "|---|" + "---|" * len(trees)]
+    for target in targets:
+        cells = []
+        for version in trees:
+            tree = results["trees"][version]
+            if tree.get("build_error"):
+                cells.append("does not build")
+            else:
+                cells.append(cell(tree["targets"].get(target, {"state": "absent", "reason": "not listed"})))
+        lines.append(f"| {target} | " + " | ".join(cells) + " |")
+    notes = [f"- {v}: does not build: `{t['build_error']}`" for v, t in results["trees"].items()
+             if t.get("build_error")]
+    return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--versions", default="", help="comma- or space-separated package versions (default: all)")
+    parser.add_argument("--time", type=int, default=10, help="seconds of libFuzzer per target and tree (default 10)")
+    parser.add_argument("--jobs", type=int, default=2, help="build parallelism (default 2)")
+    arguments = parser.parse_args(argv)
+    rows = manifest()
+    wanted = [v for v in re.split(r"[,\s]+", arguments.versions) if v]
+    unknown = [v for v in wanted if v not in {row[0] for row in rows}]
+    if unknown:
+        print(f"core-versions: unknown version(s) {' '.join(unknown)}; known: {' '.join(r[0] for r in rows)}",
+              file=sys.stderr)
+        return 2
+    if arguments.time < 1:
+        print("core-versions: --time must be at least 1", file=sys.stderr)
+        return 2
+    rows = [row for row in rows if not wanted or row[0] in wanted]
+    logs = OUT / "logs"
+    shutil.rmtree(OUT, ignore_errors=True)
+    logs.mkdir(parents=True)
+    results = {"time": arguments.time, "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+               "load_before": os.getloadavg()[0], "trees": {}}
+    for index, (version, core, sha256) in enumerate(rows, 1):
+        started = time.time()
+        log(f"[{index}/{len(rows)}] {version} (Core {core}): fetching ...")
+        tree = fetch(version, sha256)
+        log(f"[{index}/{len(rows)}] {version}: building the Core subject from {tree} ...")
+        bin_dir, error = build(version, tree, arguments.jobs, logs)
+        entry = {"core": core, "tree": str(tree), "targets": {}}
+        results["trees"][version] = entry
+        if error:
+            entry["build_error"] = error
+            log(f"[{index}/{len(rows)}] {version}: does not build: {error}")
+            continue
+        options = run.target_options(bin_dir / "core_fuzz_replay")
+        for target, reason in listing(bin_dir / "core_fuzz_replay").items():
+            if reason:
+                entry["targets"][target] = {"state": "absent", "reason": reason}
+                continue
+            outcome = replay(bin_dir, target, logs, version)
+            if outcome["state"] == "agrees":
+                replayed = outcome.get("replayed")
+                outcome = fuzz(bin_dir, target, options[target], arguments.time, logs, version)
+                outcome["replayed"] = replayed
+            entry["targets"][target] = outcome
+            log(f"[{index}/{len(rows)}] {version} {target}: {cell(outcome)}")
+        entry["seconds"] = round(time.time() - started)
+    results["load_after"] = os.getloadavg()[0]
+    (OUT / "matrix.json").write_text(json.dumps(results, indent=1) + "\n")
+    table = render(results)
+    (OUT / "matrix.md").write_text(table)
+    print()
+    print(table)
+    failing = [v for v, t in results["trees"].items()
+               if t.get("build_error") or any(o["state"] == "finding" for o in t["targets"].values())]
+    log(f"{len(results['trees']) - len(failing)} of {len(results['trees'])} tree(s) built and agree on every "
+        f"target they have; results in {OUT.relative_to(ROOT)}/ (matrix.md, matrix.json, logs/)")
+    return 1 if failing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
