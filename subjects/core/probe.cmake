@@ -5,6 +5,7 @@
 #   SERDIFF_CORE_PROBE_PRIVATE  definitions for support.cpp and Core's files
 #   SERDIFF_CORE_PROBE_PUBLIC   definitions the adapter and the harness compiled for this tree read too
 #   SERDIFF_CORE_PROBE_MESSAGES what the tree lacks, one sentence each (configure prints them)
+#   SERDIFF_CORE_PROBE_ABSENT   the fuzz targets the tree cannot run, each as target:reason
 # A tree older than the Core subject knows stops configuring with one message saying what is missing.
 function(serdiff_core_probe tree)
   set(sources "")
@@ -38,6 +39,22 @@ function(serdiff_core_probe tree)
   _serdiff_core_probe_line("${tree}/src/streams.h" "SpanReader::ignore\\(\\): end of data"
     SERDIFF_CORE_SPAN_READER_IGNORE_CHECKED
     "${tree}'s SpanReader::ignore does not check the end (older than v31): the seam refuses a skip past it")
+  # Obfuscation (util/obfuscation.h, the 30.x cycle): before it AutoFile takes a byte-vector key and util::Xor XORs.
+  if(EXISTS "${tree}/src/util/obfuscation.h")
+    list(APPEND public SERDIFF_CORE_HAS_OBFUSCATION=1)
+  else()
+    list(APPEND public SERDIFF_CORE_HAS_OBFUSCATION=0)
+    list(APPEND messages "${tree} has no util/obfuscation.h (older than v30): the seam keys AutoFile with a byte vector and XORs with util::Xor")
+  endif()
+  # BufferedReader and BufferedWriter (streams.h, the 30.x cycle): without them their targets are absent.
+  set(absent "")
+  _serdiff_core_probe_line("${tree}/src/streams.h" "^class BufferedWriter" SERDIFF_CORE_HAS_BUFFERED_FILES
+    "${tree} has no BufferedReader/BufferedWriter (older than v30): buffered_reader and buffered_writer are absent, primitive_stream skips its buffered checks")
+  if(public MATCHES "SERDIFF_CORE_HAS_BUFFERED_FILES=0")
+    set(why "this Core tree has no BufferedReader/BufferedWriter (streams.h before the 30.x cycle, subjects/core/probe.cmake)")
+    set(absent "buffered_reader:${why}" "buffered_writer:${why}")
+  endif()
+  set(SERDIFF_CORE_PROBE_ABSENT "${absent}" PARENT_SCOPE)
   set(SERDIFF_CORE_PROBE_SOURCES "${sources}" PARENT_SCOPE)
   set(SERDIFF_CORE_PROBE_PRIVATE "${private}" PARENT_SCOPE)
   set(SERDIFF_CORE_PROBE_PUBLIC "${public}" PARENT_SCOPE)

@@ -14,7 +14,9 @@
 #include <serialize.h>
 #include <streams.h>
 #include <undo.h>
+#if SERDIFF_CORE_HAS_OBFUSCATION
 #include <util/obfuscation.h>
+#endif
 
 #include "subjects/core/convert.h"
 
@@ -265,8 +267,12 @@ const model::CodecTable& codec_table()
 
 void obfuscate(std::span<std::byte> bytes, uint64_t offset, const std::array<std::byte, 8>& key)
 {
+#if SERDIFF_CORE_HAS_OBFUSCATION
     const Obfuscation obfuscation{std::span<const std::byte, Obfuscation::KEY_SIZE>(key)};
     obfuscation(bytes, static_cast<size_t>(offset));
+#else
+    util::Xor(bytes, key, static_cast<size_t>(offset));  // a tree before Obfuscation: its XOR (streams.h)
+#endif
 }
 
 uint64_t compress_amount(uint64_t amount) { return CompressAmount(amount); }
@@ -287,11 +293,19 @@ Decoded<int64_t> read_compressed_amount(std::span<const uint8_t> data)
 // shrank keeps them (prevector's resize down writes nothing): 36 inline bytes (CScriptBase's N) for a short script,
 // 8 more on the heap for a longer one. OP_CHECKSIG ends every key form, so a check that reads past the size (a
 // special form's last byte tested on a script one short) cannot go unseen; a fresh CScript's zeros would hide it.
+// A prevector's inline capacity N, read from its type (STATIC_SIZE is newer than some Core trees the subject builds).
+template <typename>
+struct InlineCapacity;
+template <unsigned int N, typename T, typename Size, typename Diff>
+struct InlineCapacity<::prevector<N, T, Size, Diff>> {
+    static constexpr size_t value = N;
+};
+
 Bytes write_compressed_script(const model::Script& script)
 {
     CScript core = to_core(script);
     const size_t size = core.size();
-    const size_t inline_bytes = CScriptBase::STATIC_SIZE;
+    const size_t inline_bytes = InlineCapacity<CScriptBase>::value;
     const size_t grown = size + 8 <= inline_bytes ? inline_bytes : size + 8;
     core.resize(grown);
     for (size_t i = size; i < grown; ++i) core[i] = OP_CHECKSIG;

@@ -4,6 +4,7 @@
 // the programs run (BufferedReader has no ignore(): the wrapper reads and drops). docs/core.md "The seam".
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +21,9 @@
 #include <prevector.h>
 #include <serialize.h>
 #include <streams.h>
+#if SERDIFF_CORE_HAS_OBFUSCATION
 #include <util/obfuscation.h>
+#endif
 
 #include "subjects/core/convert.h"
 
@@ -307,10 +310,35 @@ inline size_t& buffered_writes_after_close()
 }
 
 // Core's AutoFile with the key as an Obfuscation; position() is Core's tell(), close() its fclose().
+#if !SERDIFF_CORE_HAS_BUFFERED_FILES
+// For the stand-ins of a tree without BufferedReader/BufferedWriter (below).
+[[noreturn]] inline void no_buffered_files()
+{
+    std::fputs("serdiff: this Core tree has no BufferedReader/BufferedWriter; a check that needs them ran anyway\n",
+               stderr);
+    std::abort();
+}
+#endif
+
+#if !SERDIFF_CORE_HAS_OBFUSCATION
+// A tree before Obfuscation (util/obfuscation.h, the 30.x cycle) keys AutoFile with a byte vector and XORs, needing a
+// known position, whenever the vector is not empty, even all zeros; Obfuscation (and the reference) take an all-zero
+// key as none. The seam gives such a tree no key for the zero key (docs/divergences.md, per Core version).
+inline std::vector<std::byte> key_vector(const std::array<std::byte, 8>& key)
+{
+    if (std::all_of(key.begin(), key.end(), [](std::byte b) { return b == std::byte{0}; })) return {};
+    return {key.begin(), key.end()};
+}
+#endif
+
 class AutoFile : public ::AutoFile {
 public:
     AutoFile(std::FILE* file, const std::array<std::byte, 8>& key)
+#if SERDIFF_CORE_HAS_OBFUSCATION
         : ::AutoFile(file, Obfuscation{std::span<const std::byte, Obfuscation::KEY_SIZE>(key)})
+#else
+        : ::AutoFile(file, key_vector(key))
+#endif
     {
     }
     uint64_t position() { return static_cast<uint64_t>(tell()); }
@@ -332,6 +360,7 @@ public:
         if (IsNull()) throw std::ios_base::failure("AutoFile::Commit: file handle is nullptr");
         if (!Commit()) throw std::ios_base::failure("AutoFile::Commit failed");
     }
+#if SERDIFF_CORE_HAS_BUFFERED_FILES
     // What Core's BufferedWriter<AutoFile> calls to flush (this hides ::AutoFile::write_buffer for it only; Core's
     // own write() still calls Core's): Core's, unless the file is already closed (above).
     void write_buffer(std::span<std::byte> bytes)
@@ -342,6 +371,10 @@ public:
         }
         ::AutoFile::write_buffer(bytes);
     }
+#else
+    // AutoFile::size() came with BufferedReader; only buffered_reader (absent on such a tree) asks for it.
+    int64_t size() { no_buffered_files(); }
+#endif
 };
 
 // Where the AutoFile's position is unknown (an unseekable FILE: Core's tell() throws), so is the wrappers' (their
@@ -362,6 +395,8 @@ inline uint64_t position_from(const std::optional<uint64_t>& start, uint64_t cou
     return *start + count;
 }
 
+#if SERDIFF_CORE_HAS_BUFFERED_FILES
+inline constexpr bool kHasBufferedFiles = true;
 // Core's BufferedWriter on that AutoFile. close() is what Core's callers do: flush (the destructor's work), then
 // fclose(); close_file() only the fclose(), for a caller that stops at an error.
 class BufferedWriter {
@@ -412,5 +447,27 @@ private:
     ::BufferedReader<::AutoFile> m_inner;
     uint64_t m_read = 0;
 };
+#else
+// A tree without BufferedReader/BufferedWriter (streams.h gained them in the 30.x cycle; probe.cmake): the targets
+// buffered_reader and buffered_writer are absent and primitive_stream skips its buffered checks (kHasBufferedFiles).
+// These stand-ins only let the programs compile; constructing one stops.
+inline constexpr bool kHasBufferedFiles = false;
+class BufferedWriter {
+public:
+    BufferedWriter(AutoFile&, size_t) { no_buffered_files(); }
+    void write(std::span<const std::byte>) {}
+    void flush() {}
+    uint64_t position() const { return 0; }
+    void close() {}
+    void close_file() {}
+};
+class BufferedReader {
+public:
+    BufferedReader(AutoFile&, size_t) { no_buffered_files(); }
+    void read(std::span<std::byte>) {}
+    void ignore(size_t) {}
+    uint64_t position() const { return 0; }
+};
+#endif
 
 }  // namespace serdiff::subject

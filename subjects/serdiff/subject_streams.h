@@ -27,6 +27,7 @@ using optimized::SizeComputer;
 using optimized::SpanReader;
 using optimized::SpanWriter;
 inline constexpr bool kHasSpanWriter = true;  // (the Core subject's may lack it: an older tree)
+inline constexpr bool kHasBufferedFiles = true;  // BufferedReader and BufferedWriter (likewise)
 using optimized::VectorWriter;
 template <size_t N, typename T>
 using prevector = optimized::prevector<N, T>;
