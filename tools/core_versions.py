@@ -3,7 +3,7 @@
 
 For each tree of subjects/core/versions.tsv (py-bitcoinkernel's sdists, Core 28.99 to 31.99): fetch it by hash
 (subjects/core/fetch.sh into build/core-versions/<version>/), build the Core subject's libFuzzer and replay
-binaries from it (build/core-versions/<version>/build: clang-19, ASan+UBSan, RelWithDebInfo, as make fuzz does),
+binaries from it (build/core-versions/<version>/build, configured as make fuzz configures: run.configure_command),
 replay every committed corpus through each target the tree has, then fuzz each target that replayed clean for
 --time seconds from those seeds. One table, target x tree: agrees, finding (what the binary reported first),
 absent (the reason the binary gives), or the tree's build failure (its first compiler error).
@@ -94,11 +94,9 @@ def build(version, tree, jobs, logs):
     directory = WORK / version / "build"
     log_path = logs / f"{version}-build.log"
     with open(log_path, "w") as out:
-        for command in (["cmake", "-S", str(ROOT), "-B", str(directory), "-G", "Ninja",
-                         "-DCMAKE_C_COMPILER=clang-19", "-DCMAKE_CXX_COMPILER=clang++-19",
-                         "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DSERDIFF_SANITIZERS=address,undefined",
-                         "-DSERDIFF_FUZZ_ENGINE=libfuzzer", "-DSERDIFF_BUILD_TESTS=OFF", "-DSERDIFF_PEERS=OFF",
-                         "-DSERDIFF_SUBJECTS=serdiff;core", f"-DSERDIFF_CORE_SRC={tree}", "-DSERDIFF_CORE_BASE_SRC="],
+        for command in (run.configure_command("libfuzzer", directory) + [
+                            "-DSERDIFF_PEERS=OFF", "-DSERDIFF_SUBJECTS=serdiff;core", f"-DSERDIFF_CORE_SRC={tree}",
+                            "-DSERDIFF_CORE_BASE_SRC="],
                         ["cmake", "--build", str(directory), "-j", str(jobs), "--target", "core_fuzz_libfuzzer",
                          "core_fuzz_replay"]):
             out.write("$ " + " ".join(command) + "\n")
@@ -135,14 +133,9 @@ def fuzz(bin_dir, target, options, seconds, logs, version):
     log_path = logs / f"{version}-{target}-fuzz.log"
     artifacts = OUT / "crashes" / version / target
     artifacts.mkdir(parents=True, exist_ok=True)
-    dictionary = ROOT / "corpora" / "dicts" / f"{target}.dict"
     with tempfile.TemporaryDirectory() as scratch:
-        command = [str(bin_dir / "core_fuzz_libfuzzer"), f"-max_total_time={seconds}",
-                   f"-rss_limit_mb={run.RSS_LIMIT_MB}", f"-max_len={options['max_len']}", "-timeout=30",
-                   "-print_final_stats=1", f"-artifact_prefix={artifacts}/"]
-        if dictionary.exists():
-            command.append(f"-dict={dictionary}")
-        command += options["libfuzzer_flags"].split() + [scratch, str(ROOT / "corpora" / target)]
+        command = run.libfuzzer_command(bin_dir / "core_fuzz_libfuzzer", target, options, seconds, artifacts,
+                                        [scratch, ROOT / "corpora" / target])
         result = subprocess.run(command, capture_output=True, text=True, env={**run.sanitizer_environment(),
                                                                                "FUZZ": target})
     text = result.stdout + result.stderr

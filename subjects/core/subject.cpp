@@ -289,10 +289,6 @@ Decoded<int64_t> read_compressed_amount(std::span<const uint8_t> data)
     return decode_with<int64_t>(data, [](DataStream& s, int64_t& amount) { s >> Using<AmountCompression>(amount); });
 }
 
-// Written from a CScript whose storage past its size holds stale OP_CHECKSIG bytes, as a CScript that was longer and
-// shrank keeps them (prevector's resize down writes nothing): 36 inline bytes (CScriptBase's N) for a short script,
-// 8 more on the heap for a longer one. OP_CHECKSIG ends every key form, so a check that reads past the size (a
-// special form's last byte tested on a script one short) cannot go unseen; a fresh CScript's zeros would hide it.
 // A prevector's inline capacity N, read from its type (STATIC_SIZE is newer than some Core trees the subject builds).
 template <typename>
 struct InlineCapacity;
@@ -301,6 +297,10 @@ struct InlineCapacity<::prevector<N, T, Size, Diff>> {
     static constexpr size_t value = N;
 };
 
+// Written from a CScript whose storage past its size holds stale OP_CHECKSIG bytes, as a CScript that was longer and
+// shrank keeps them (prevector's resize down writes nothing): 36 inline bytes (CScriptBase's N) for a short script,
+// 8 more on the heap for a longer one. OP_CHECKSIG ends every key form, so a check that reads past the size (a
+// special form's last byte tested on a script one short) cannot go unseen; a fresh CScript's zeros would hide it.
 Bytes write_compressed_script(const model::Script& script)
 {
     CScript core = to_core(script);

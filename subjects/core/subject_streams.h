@@ -58,7 +58,7 @@ using ::SizeComputer;
 #if SERDIFF_CORE_SPAN_READER_IGNORE_CHECKED
 using ::SpanReader;
 #else
-// A tree whose SpanReader::ignore(n) does not check n (before the v31 cycle; subjects/core/CMakeLists.txt probes for
+// A tree whose SpanReader::ignore(n) does not check n (before the v31 cycle; subjects/core/probe.cmake probes for
 // the check): past the end it is undefined (m_data.subspan(n) with n > size(), seen as size() wrapping around), so
 // nothing could be compared after it. The seam refuses such a skip itself, in Core's words with a note added: the
 // seam maps it as Core's end of data, and a comparison of raw texts with a tree that checks (HEAD vs BASE) still
@@ -258,7 +258,7 @@ public:
     explicit SpanWriter(std::span<uint8_t> target) : CountingWriter(0, std::as_writable_bytes(target)) {}
 };
 #else
-// A tree without SpanWriter (streams.h gained it in the v31 cycle; subjects/core/CMakeLists.txt probes for it): the
+// A tree without SpanWriter (streams.h gained it in the v31 cycle; subjects/core/probe.cmake probes for it): the
 // programs skip their SpanWriter checks (kHasSpanWriter). The stand-in only lets them compile; constructing it stops.
 inline constexpr bool kHasSpanWriter = false;
 class NoSpanWriter {
@@ -309,7 +309,6 @@ inline size_t& buffered_writes_after_close()
     return count;
 }
 
-// Core's AutoFile with the key as an Obfuscation; position() is Core's tell(), close() its fclose().
 #if !SERDIFF_CORE_HAS_BUFFERED_FILES
 // For the stand-ins of a tree without BufferedReader/BufferedWriter (below).
 [[noreturn]] inline void no_buffered_files()
@@ -331,6 +330,8 @@ inline std::vector<std::byte> key_vector(const std::array<std::byte, 8>& key)
 }
 #endif
 
+// Core's AutoFile with the key as an Obfuscation (a key vector before it); position() is Core's tell(), close() its
+// fclose().
 class AutoFile : public ::AutoFile {
 public:
     AutoFile(std::FILE* file, const std::array<std::byte, 8>& key)

@@ -43,16 +43,20 @@ def build_dir(engine):
     return ROOT / "build" / f"fuzz-{engine}"
 
 
+def configure_command(engine, directory):
+    """The cmake line of a fuzz build tree (clang-19, ASan+UBSan, RelWithDebInfo, engine instrumentation, no
+    tests); the caller adds the subject's arguments."""
+    return ["cmake", "-S", str(ROOT), "-B", str(directory), "-G", "Ninja", "-DCMAKE_C_COMPILER=clang-19",
+            "-DCMAKE_CXX_COMPILER=clang++-19", "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+            "-DSERDIFF_SANITIZERS=address,undefined", f"-DSERDIFF_FUZZ_ENGINE={engine}", "-DSERDIFF_BUILD_TESTS=OFF"]
+
+
 def build(engine, jobs, extra_targets=()):
-    """Configures build/fuzz-<engine> (clang-19, ASan+UBSan, engine instrumentation) and builds the current
-    subject's binaries in it (<subject>_fuzz_<engine>, <subject>_fuzz_replay)."""
+    """Configures build/fuzz-<engine> (configure_command) and builds the current subject's binaries in it
+    (<subject>_fuzz_<engine>, <subject>_fuzz_replay)."""
     directory = build_dir(engine)
     log(f"fuzz: building {engine} binaries for {subject.describe()} in {directory.relative_to(ROOT)} ...")
-    configured = subprocess.run(["cmake", "-S", str(ROOT), "-B", str(directory), "-G", "Ninja",
-                                 "-DCMAKE_C_COMPILER=clang-19", "-DCMAKE_CXX_COMPILER=clang++-19",
-                                 "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DSERDIFF_SANITIZERS=address,undefined",
-                                 f"-DSERDIFF_FUZZ_ENGINE={engine}", "-DSERDIFF_BUILD_TESTS=OFF",
-                                 *subject.cmake_arguments()],
+    configured = subprocess.run(configure_command(engine, directory) + subject.cmake_arguments(),
                                 stdout=subprocess.DEVNULL)
     if configured.returncode != 0:
         sys.exit(f"fuzz: configuring {directory.relative_to(ROOT)} failed (messages above)")
@@ -83,6 +87,17 @@ def afl_environment(environment):
             "AFL_SKIP_CPUFREQ": "1", "AFL_NO_UI": "1", "AFL_NO_AFFINITY": "1",
             "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES": "1", "AFL_FORKSRV_INIT_TMOUT": "60000",
             "AFL_SKIP_CRASHES": "1"}  # a crashing seed is skipped, logged, harvested (run_afl)
+
+
+def libfuzzer_command(binary, target, options, seconds, artifacts, corpora):
+    """make fuzz's libFuzzer line for one target: its options from the binary's listing (max_len, its own flags),
+    its dictionary when corpora/dicts has one, crash files into `artifacts`, new inputs into the first corpus."""
+    command = [str(binary), f"-max_total_time={seconds}", f"-rss_limit_mb={RSS_LIMIT_MB}",
+               f"-max_len={options['max_len']}", "-timeout=30", "-print_final_stats=1", f"-artifact_prefix={artifacts}/"]
+    dictionary = ROOT / "corpora" / "dicts" / f"{target}.dict"
+    if dictionary.exists():
+        command.append(f"-dict={dictionary}")
+    return command + options["libfuzzer_flags"].split() + [str(d) for d in corpora]
 
 
 def target_options(binary):
@@ -155,9 +170,8 @@ class Run:
         self.shared = seeds_dir / target if seeds_dir and (seeds_dir / target).is_dir() else None
         self.crashes = OUT / "crashes" / target
         self.log_path = OUT / "logs" / f"{target}-{engine}.log"
-        self.dictionary = ROOT / "corpora" / "dicts" / f"{target}.dict"
-        self.max_len = options["max_len"]
-        self.libfuzzer_flags = options["libfuzzer_flags"].split()
+        self.dictionary = ROOT / "corpora" / "dicts" / f"{target}.dict"  # (AFL++'s -x; libfuzzer_command finds it too)
+        self.options = options
         self.execs = self.exec_rate = 0
         self.coverage = "-"
         self.corpus_before = self.corpus_after = 0
@@ -202,13 +216,8 @@ class Run:
         self.status = "done"
 
     def run_libfuzzer(self):
-        command = [str(self.bin_dir / subject.binary_name("libfuzzer")), f"-max_total_time={self.seconds}",
-                   f"-rss_limit_mb={RSS_LIMIT_MB}", f"-max_len={self.max_len}", "-timeout=30",
-                   "-print_final_stats=1", f"-artifact_prefix={self.crashes}/"]
-        if self.dictionary.exists():
-            command.append(f"-dict={self.dictionary}")
-        command += self.libfuzzer_flags
-        command += [str(d) for d in (self.corpus, self.committed, self.shared) if d]
+        command = libfuzzer_command(self.bin_dir / subject.binary_name("libfuzzer"), self.target, self.options,
+                                    self.seconds, self.crashes, [d for d in (self.corpus, self.committed, self.shared) if d])
         with open(self.log_path, "w") as log_file:
             process = subprocess.Popen(command, env=self.environment(), stdout=log_file, stderr=subprocess.STDOUT,
                                        cwd=OUT)

@@ -742,9 +742,9 @@ def verdict(results):
     if bench_entry.get("status") == "error":
         message = bench_entry.get("message", "")
         check = re.search(r"benchmark self-check failed: (.*)", message)
-        side = re.search(r"--name=(\w+)", message)
-        side = side.group(1).upper() if side else "a side"
         if check:  # the benchmark's own output check (bench/core_cases.cpp) refused what one side wrote or read
+            side = re.search(r"--name=(\w+)", message)
+            side = side.group(1).upper() if side else "a side"
             reasons.append(f"benchmark not timed: {side} fails the benchmark's own output check "
                            f"({check.group(1).strip()}): its bytes differ from what the case expects; {message}")
         else:
