@@ -38,7 +38,7 @@ help:
 	@echo "make review-core CORE_SRC=DIR [BASE=REV] [TIME=10]   review a Core serialization change: fuzz, replay, changed-line coverage, mutants, BASE/HEAD bench, verdict + HTML (docs/review.md)"
 	@echo "make mutate   mutation analysis of serialize/, model/, crypto/: FILES='serialize/x.h serialize/' SAMPLE=N SEED=1 TIME=60 JOBS=1 RESUME=1 REFRESH_COVERAGE=1 RERUN_SURVIVORS=1 RERUN='file#n' UNIT=1 ONLY='file#n' LINES='file:1,5-9' MUTATE_OUT=dir TRIAGE_FILE=f IMPORT=report.json PLAN_REV=rev (docs/mutation.md)"
 	@echo "             SUBJECT=core [CORE_SRC=DIR]: of Bitcoin Core's own serialization files (FILES='streams.h', relative to src/)"
-	@echo "make core-versions   the Core subject on every Core tree since 28.99 (VERSIONS='0.1.0a4 0.1.0a5', TIME=10): docs/core.md"
+	@echo "make core-versions   the Core subject on every Core tree since 28.99 (VERSIONS='0.1.0a4 0.1.0a5', TIME=10, CONSECUTIVE=1: what changed from the tree before): docs/core.md"
 	@echo "make coverage the fast-path lines (OPTIMIZATIONS.md rows) the corpora reach, via llvm-cov"
 	@echo "make bench    benchmarks on the mainnet blocks: table + bench-out/results.json (docs/bench.md)"
 	@echo "             with Bitcoin Core compiled from source (core-src rows: the pinned sdist, or CORE_SRC=DIR)"
@@ -139,11 +139,12 @@ review-core: deps
 
 # The version matrix (docs/core.md "Core versions"): the Core subject built from every tree of subjects/core/versions.tsv
 # (py-bitcoinkernel's sdists, Core 28.99 to 31.99, fetched by hash), every corpus replayed and each target fuzzed
-# TIME s (default 10) per tree; VERSIONS='0.1.0a4 0.1.0a5' for some. Table in core-versions-out/matrix.md. Not in make test.
+# TIME s (default 10) per tree; VERSIONS='0.1.0a4 0.1.0a5' for some; CONSECUTIVE=1 also builds each tree with the one
+# before it as BASE and lists what changed. Table in core-versions-out/matrix.md. Not in make test.
 VERSIONS ?=
 .PHONY: core-versions
 core-versions: deps
-	@python3 tools/core_versions.py --versions "$(VERSIONS)" --time $(if $(filter command line environment,$(origin TIME)),$(TIME),10) --jobs $(JOBS)
+	@python3 tools/core_versions.py --versions "$(VERSIONS)" --time $(if $(filter command line environment,$(origin TIME)),$(TIME),10) --jobs $(JOBS) $(if $(filter 1,$(CONSECUTIVE)),--consecutive)
 
 # Which OPTIMIZATIONS.md fast-path lines the committed corpora reach: clang source coverage of the replay
 # driver over every corpus (build/coverage), the llvm-cov report and the per-row table (docs/planted.md).

@@ -1,6 +1,7 @@
 // The observation record of a HEAD-vs-BASE comparison (differential/observe.h).
 #include "differential/observe.h"
 
+#include <cstdio>
 #include <cstring>
 
 #include "model/model.h"
@@ -8,7 +9,21 @@
 namespace serdiff::differential {
 namespace {
 Observations* current = nullptr;
+uint32_t shared = ~0u;
 }  // namespace
+
+uint32_t shared_features() { return shared; }
+
+void detail::note_unshared(Feature feature)
+{
+    static uint32_t said = 0;
+    if (said & feature) return;
+    said |= feature;
+    std::fprintf(stderr, "serdiff fuzz: one of HEAD's and BASE's trees has %s and the other not: its checks are not "
+                         "compared between them (HEAD's still with the reference)\n",
+                 feature == kFeatureSpanWriter ? "SpanWriter" : "BufferedReader/BufferedWriter");
+}
+void set_shared_features(uint32_t features) { shared = features; }
 
 Observations* observations() { return current; }
 void set_observations(Observations* record) { current = record; }

@@ -45,11 +45,18 @@ void set_observations(Observations* record);
 // The entries of a record, each a span of its bytes, found by walking the length prefixes.
 std::vector<std::span<const uint8_t>> split_entries(std::span<const uint8_t> entries);
 
+// What an older Core tree may lack (subjects/core/probe.cmake), each checked by the programs only where it exists.
+enum Feature : uint32_t {
+    kFeatureSpanWriter = 1u << 0,
+    kFeatureBufferedFiles = 1u << 1,  // BufferedReader and BufferedWriter
+};
+
 namespace detail {
 void append_entry(Observations& record, std::span<const uint8_t> value);
 void append_entry_whole(Observations& record, std::span<const uint8_t> value);
 void append_label(Observations& record, std::string label, std::string reference);
 std::string render_value(std::span<const uint8_t> value);
+void note_unshared(Feature feature);  // says once per feature that its checks are not compared with BASE
 }  // namespace detail
 
 // Records `value` (what the subject produced) under `label` (text, or a callable returning it, called only in a
@@ -90,5 +97,28 @@ void observe_number(const Label& label, uint64_t value, std::optional<uint64_t> 
             reference ? &reference_bytes : nullptr);
 }
 inline bool observing() { return observations() != nullptr; }
+
+// The features of the subject this harness was compiled for (stream_program.cpp, from subject_streams.h).
+uint32_t subject_features();
+// The features HEAD's and BASE's trees both have (every feature when there is no BASE). A check of a feature one
+// side lacks still compares with the reference; what it sees is not recorded (ObservedOnlyIfShared), since the
+// other side has nothing there: a HEAD that gained SpanWriter is not "different from BASE" for having it.
+uint32_t shared_features();
+void set_shared_features(uint32_t features);
+class ObservedOnlyIfShared {
+public:
+    explicit ObservedOnlyIfShared(Feature feature) : m_saved(observations())
+    {
+        if (m_saved == nullptr || (shared_features() & feature) != 0) return;
+        detail::note_unshared(feature);
+        set_observations(nullptr);
+    }
+    ~ObservedOnlyIfShared() { set_observations(m_saved); }
+    ObservedOnlyIfShared(const ObservedOnlyIfShared&) = delete;
+    ObservedOnlyIfShared& operator=(const ObservedOnlyIfShared&) = delete;
+
+private:
+    Observations* m_saved;
+};
 
 }  // namespace serdiff::differential

@@ -277,7 +277,7 @@ void write_optimized(S& s, const StreamStep& step, Via via = 0)
             Serialize(s, subject::Using<subject::VarIntFormatter<Mode>>(value));
         });
         break;
-    case Op::RawBytes: case Op::Skip: Serialize(s, std::span<const uint8_t>(step.bytes)); break;
+    case Op::RawBytes: case Op::Skip: Serialize(s, subject::Span<const uint8_t>(step.bytes)); break;
     case Op::ByteVector: Serialize(s, step.bytes); break;
     case Op::String: Serialize(s, std::string(step.bytes.begin(), step.bytes.end())); break;
     case Op::LimitedString: {
@@ -445,7 +445,7 @@ std::string read_optimized(S& s, const StreamStep& step, Via via = 0)
     }
     case Op::RawBytes: {
         Bytes bytes(static_cast<size_t>(step.read_count));
-        Unserialize(s, std::span<uint8_t>(bytes));
+        Unserialize(s, subject::Span<uint8_t>(bytes));
         return render_bytes(bytes);
     }
     case Op::Skip: s.ignore(static_cast<size_t>(step.read_count)); return "skipped";
@@ -757,6 +757,7 @@ void check_file_writers(const StreamProgram& program, const Bytes& expected, con
         file.close();
     }
     if (subject::kHasBufferedFiles) {  // (a Core tree older than BufferedWriter: docs/core.md)
+        const ObservedOnlyIfShared only_if_shared(kFeatureBufferedFiles);
         subject::AutoFile file{buffered_file.open("wb", start), program.key};
         subject::BufferedWriter writer{file, program.writer_buffer_size};
         write_all("BufferedWriter", writer, program, ends, [&] { return writer.position() - start; }, input);
@@ -774,8 +775,10 @@ void check_file_writers(const StreamProgram& program, const Bytes& expected, con
     }
     const Bytes reference_bytes = reference_file.contents();
     compare_bytes("primitive_stream AutoFile file", direct_file.contents(), reference_bytes, input);
-    if (subject::kHasBufferedFiles)
+    if (subject::kHasBufferedFiles) {
+        const ObservedOnlyIfShared only_if_shared(kFeatureBufferedFiles);
         compare_bytes("primitive_stream BufferedWriter file", buffered_file.contents(), reference_bytes, input);
+    }
 }
 
 // A DataStream's size(), empty() and (serdiff's) unread() at read position `at` of `data` (what it holds): the bytes from there on (all
@@ -865,6 +868,7 @@ void check_writers(const StreamProgram& program, const Bytes& expected, const st
         }
     }
     if (subject::kHasSpanWriter) {  // (a Core tree older than SpanWriter: docs/core.md)
+        const ObservedOnlyIfShared only_if_shared(kFeatureSpanWriter);
         Bytes target(expected.size());
         subject::SpanWriter writer{std::span<uint8_t>(target)};
         write_all("SpanWriter", writer, program, ends, [&] { return writer.position(); }, input, kViaShift);
@@ -874,6 +878,7 @@ void check_writers(const StreamProgram& program, const Bytes& expected, const st
             return step.write == Op::U8 || step.write == Op::I8 || step.write == Op::Bool;
         })) {
         if (subject::kHasSpanWriter) {
+            const ObservedOnlyIfShared only_if_shared(kFeatureSpanWriter);
             Bytes target(expected.size());
             subject::SpanWriter writer{std::span<uint8_t>(target)};
             write_all("SpanWriter (one-byte spans)", writer, program, ends, [&] { return writer.position(); }, input,
@@ -891,6 +896,7 @@ void check_writers(const StreamProgram& program, const Bytes& expected, const st
                   kViaOneByteSpans);
     }
     if (subject::kHasSpanWriter && !expected.empty()) {
+        const ObservedOnlyIfShared only_if_shared(kFeatureSpanWriter);
         // SpanWriter is public: a span one byte short must be refused by the write that would pass its end, with an
         // exception that says so (a caller who sized the span wrongly learns it from what()); nothing is written
         // past the span (ASan would see it).
@@ -1046,6 +1052,7 @@ void check_readers(const StreamProgram& program, Bytes data, std::span<const uin
         }, input);
     }
     if (subject::kHasBufferedFiles) {
+        const ObservedOnlyIfShared only_if_shared(kFeatureBufferedFiles);
         subject::AutoFile file{read_file.open("rb", start), program.key};
         subject::BufferedReader reader{file, program.reader_buffer_size};
         FailedRead failed;
@@ -1073,6 +1080,11 @@ const char* stream_operation_name(StreamOperation operation)
         "integer_vector", "byte_array", "integer_array", "pair", "map", "set", "pair_list_as_map", "list_as_set",
         "skip", "flush"};
     return kNames[static_cast<size_t>(operation)];
+}
+
+uint32_t subject_features()
+{
+    return (subject::kHasSpanWriter ? kFeatureSpanWriter : 0u) | (subject::kHasBufferedFiles ? kFeatureBufferedFiles : 0u);
 }
 
 StreamProgram parse_stream_program(std::span<const uint8_t> data)

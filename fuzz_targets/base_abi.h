@@ -30,6 +30,10 @@ enum { SERDIFF_BASE_ALONE = 2 };
 // Runs target `target_name` of BASE on the input, recording (with labels when `labelled` is 1) into `out`.
 // `host_peer_depth`: the calling binary's differential::peer_depth, which BASE's exemptions from the allocation
 // bound then count on (differential/allocation_bound.h).
+// `shared_features`: the features of differential/observe.h both trees have (HEAD computes it with
+// serdiff_base_features); what a check of any other feature sees is recorded by neither side.
 int serdiff_base_run(const char* target_name, const uint8_t* data, size_t size, int labelled, serdiff_base_record* out,
-                     volatile int* host_peer_depth) __attribute__((weak));
+                     volatile int* host_peer_depth, uint32_t shared_features) __attribute__((weak));
+// BASE's features (differential::subject_features of the harness compiled against BASE's tree).
+uint32_t serdiff_base_features(void) __attribute__((weak));
 }

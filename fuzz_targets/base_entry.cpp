@@ -1,7 +1,8 @@
 // BASE's side of a HEAD-vs-BASE comparison (docs/base.md): compiled with the Core subject's
 // targets, harness and adapter against the BASE tree into one shared object (libcore_base.so) whose only exported
-// symbol is serdiff_base_run (fuzz_targets/base.map). Two copies of Core's symbols cannot share one link; inside
-// the shared object every symbol binds to its own copy, so HEAD (the fuzz binary) and BASE each run their own Core.
+// symbols are serdiff_base_run and serdiff_base_features (fuzz_targets/base.map). Two copies of Core's symbols
+// cannot share one link; inside the shared object every symbol binds to its own copy, so HEAD (the fuzz binary) and
+// BASE each run their own Core.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -59,12 +60,19 @@ void perturb_for_test(serdiff::differential::Observations& observed)
 
 }  // namespace
 
+extern "C" __attribute__((visibility("default"))) uint32_t serdiff_base_features()
+{
+    return serdiff::differential::subject_features();
+}
+
 extern "C" __attribute__((visibility("default"))) int serdiff_base_run(const char* target_name, const uint8_t* data,
                                                                         size_t size, int labelled,
                                                                         serdiff_base_record* out,
-                                                                        volatile int* host_peer_depth)
+                                                                        volatile int* host_peer_depth,
+                                                                        uint32_t shared_features)
 {
     using namespace serdiff;
+    differential::set_shared_features(shared_features);
     const auto found = fuzz::registry().find(std::string_view(target_name));
     if (found == fuzz::registry().end()) return SERDIFF_BASE_NO_TARGET;
     differential::host_peer_depth = host_peer_depth;

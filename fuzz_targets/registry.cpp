@@ -57,6 +57,20 @@ thread_local bool target_running = false;  // an executable's TLS: reading it ne
     __sanitizer_install_malloc_and_free_hooks &&
     __sanitizer_install_malloc_and_free_hooks(bounded_malloc_hook, ignore_free) != 0;
 
+// The features of differential/observe.h both trees have, computed at the first input (a change that adds SpanWriter,
+// say: its checks then compare HEAD with the reference only, said once when one runs).
+uint32_t base_shared_features()
+{
+    static const uint32_t shared = [] {
+        const uint32_t head = differential::subject_features();
+        const uint32_t base = serdiff_base_features != nullptr ? serdiff_base_features() : head;
+        const uint32_t both = head & base;
+        differential::set_shared_features(both);
+        return both;
+    }();
+    return shared;
+}
+
 // HEAD vs BASE (docs/base.md): with a BASE shared object linked in (serdiff_base_run is
 // weak: null in every other binary), each input that HEAD ran through without a finding runs through BASE, and the
 // two observation records (differential/observe.h) must be equal. A difference is reported from a second, labelled
@@ -76,7 +90,7 @@ size_t first_difference(const std::vector<std::span<const uint8_t>>& head, const
 Labelled base_labelled(const char* name, std::span<const uint8_t> input)
 {
     serdiff_base_record record{};
-    serdiff_base_run(name, input.data(), input.size(), 1, &record, &differential::peer_depth);
+    serdiff_base_run(name, input.data(), input.size(), 1, &record, &differential::peer_depth, base_shared_features());
     Labelled out;
     out.entries = differential::split_entries({record.entries, record.entries_size});
     std::string_view rest(record.labels, record.labels_size);
@@ -183,7 +197,7 @@ void compare_with_base(std::string_view name, TargetFunction target, std::span<c
     target_name.assign(name);
     serdiff_base_record record{};
     const int status = serdiff_base_run(target_name.c_str(), input.data(), input.size(), 0, &record,
-                                        &differential::peer_depth);
+                                        &differential::peer_depth, base_shared_features());
     if (status == SERDIFF_BASE_NO_TARGET) {
         static bool said = false;
         if (!said) std::fprintf(stderr, "serdiff fuzz: BASE has no target %s: HEAD is compared with the reference only\n",
@@ -252,7 +266,7 @@ void run_target(std::string_view name, TargetFunction target, std::span<const ui
             static std::string target_name;
             target_name.assign(name);
             if (serdiff_base_run(target_name.c_str(), input.data(), input.size(), SERDIFF_BASE_ALONE, &record,
-                                 &differential::peer_depth) == SERDIFF_BASE_NO_TARGET) {
+                                 &differential::peer_depth, ~0u) == SERDIFF_BASE_NO_TARGET) {
                 std::fprintf(stderr, "serdiff fuzz: BASE has no target %s\n", target_name.c_str());
                 std::exit(2);
             }
@@ -260,6 +274,7 @@ void run_target(std::string_view name, TargetFunction target, std::span<const ui
         }
         if (serdiff_base_run != nullptr && !base_skipped_for_bench()) {
             static differential::Observations head;
+            base_shared_features();  // (HEAD records only what BASE can have too)
             head.clear();
             differential::set_observations(&head);
             target(input);

@@ -50,6 +50,17 @@ class Reports(unittest.TestCase):
         self.assertEqual(core_versions.first_report("x\nSUMMARY: AddressSanitizer: heap-buffer-overflow a.cpp:3\n"),
                          "AddressSanitizer: heap-buffer-overflow a.cpp:3")
 
+    def test_a_difference_from_base_names_the_observation(self):
+        text = ("\n==== serdiff MISMATCH in compact_size (HEAD vs BASE): HEAD differs from BASE ====\n"
+                "observation 0 of the target: compact_size(range check) decode\n"
+                "HEAD: \"accepted, consumed 1\"\nBASE: \"`ccepted, consumed 1\"\nreference: \"accepted\"\n")
+        what = core_versions.first_report(text)
+        self.assertEqual(what, 'compact_size (HEAD vs BASE): compact_size(range check) decode: '
+                               'HEAD "accepted, consumed 1", BASE "`ccepted, consumed 1"')
+        self.assertEqual(core_versions.cell({"state": "finding", "what": what}), "**changed**: " + what)
+        self.assertEqual(core_versions.cell({"state": "finding", "what": "varint: values differ"}),
+                         "**finding**: varint: values differ")
+
 
 class Table(unittest.TestCase):
     def test_cells(self):

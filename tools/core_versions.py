@@ -8,7 +8,11 @@ replay every committed corpus through each target the tree has, then fuzz each t
 --time seconds from those seeds. One table, target x tree: agrees, finding (what the binary reported first),
 absent (the reason the binary gives), or the tree's build failure (its first compiler error).
 
-  tools/core_versions.py [--versions 0.1.0a4,0.1.0a5] [--time 10] [--jobs 2]
+With --consecutive, each tree is also built with the tree before it as BASE (docs/base.md) and the same runs made:
+a column "0.1.0a5 vs 0.1.0a4" whose "changed" cells are behaviour changes of Core's serialization code between the
+two (HEAD vs BASE, the first difference each target saw, with the observation it was in).
+
+  tools/core_versions.py [--versions 0.1.0a4,0.1.0a5] [--time 10] [--jobs 2] [--consecutive]
 
 Results in core-versions-out/ (matrix.json, matrix.md, a log per build, replay and fuzz run). Exit status 0:
 every tree built and every target it has agrees; 1: a finding or a tree that does not build; 2: bad usage or a
@@ -65,7 +69,12 @@ def first_error(text):
 
 
 def first_report(text):
-    """What a failing replay or fuzz run reported first: serdiff's mismatch header, a sanitizer's summary line."""
+    """What a failing replay or fuzz run reported first: serdiff's mismatch header (for HEAD vs BASE, with the
+    observation that differed), a sanitizer's summary line."""
+    changed = re.search(r"==== serdiff MISMATCH in (.*?\(HEAD vs BASE\)).*? ====\n(?:observation \d+ of the target: )?"
+                        r"(.*)\nHEAD: (.*)\nBASE: (.*)", text)
+    if changed:
+        return f"{changed.group(1)}: {changed.group(2).strip()}: HEAD {changed.group(3)[:60]}, BASE {changed.group(4)[:60]}"[:300]
     for pattern in (r"==== serdiff MISMATCH in (.*?) ====", r"SUMMARY: (.*)", r"ERROR: (.*)",
                     r"serdiff replay \(core\): (failed .*)"):
         found = re.search(pattern, text)
@@ -89,14 +98,16 @@ def fetch(version, sha256):
     return Path(fetched.stdout.strip())
 
 
-def build(version, tree, jobs, logs):
-    """Builds core_fuzz_libfuzzer and core_fuzz_replay from the tree; (bin dir, None) or (None, first error)."""
-    directory = WORK / version / "build"
-    log_path = logs / f"{version}-build.log"
+def build(column, tree, jobs, logs, base_tree=None, base_version=None):
+    """Builds core_fuzz_libfuzzer and core_fuzz_replay from the tree (with base_tree as BASE when given: in
+    build/core-versions/<version>/build-vs-<base version>); (bin dir, None) or (None, first error)."""
+    version = column.split(" ")[0]
+    directory = WORK / version / (f"build-vs-{base_version}" if base_tree else "build")
+    log_path = logs / f"{slug(column)}-build.log"
     with open(log_path, "w") as out:
         for command in (run.configure_command("libfuzzer", directory) + [
                             "-DSERDIFF_PEERS=OFF", "-DSERDIFF_SUBJECTS=serdiff;core", f"-DSERDIFF_CORE_SRC={tree}",
-                            "-DSERDIFF_CORE_BASE_SRC="],
+                            f"-DSERDIFF_CORE_BASE_SRC={base_tree or ''}"],
                         ["cmake", "--build", str(directory), "-j", str(jobs), "--target", "core_fuzz_libfuzzer",
                          "core_fuzz_replay"]):
             out.write("$ " + " ".join(command) + "\n")
@@ -106,6 +117,11 @@ def build(version, tree, jobs, logs):
     return directory / "bin", None
 
 
+def slug(column):
+    """A column's name as a file-name part: "0.1.0a5 vs 0.1.0a4" -> "0.1.0a5-vs-0.1.0a4"."""
+    return column.replace(" ", "-")
+
+
 def listing(binary):
     """{target: None (built) or the reason it is absent} from the binary's --list --json."""
     text = subprocess.run([str(binary), "--list", "--json"], check=True, capture_output=True, text=True,
@@ -113,8 +129,8 @@ def listing(binary):
     return {entry["name"]: entry.get("absent") for entry in json.loads(text)}
 
 
-def replay(bin_dir, target, logs, version):
-    log_path = logs / f"{version}-{target}-replay.log"
+def replay(bin_dir, target, logs, column):
+    log_path = logs / f"{slug(column)}-{target}-replay.log"
     command = [str(bin_dir / "core_fuzz_replay"), "--target", target, str(ROOT / "corpora" / target)]
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=REPLAY_TIMEOUT,
@@ -129,9 +145,9 @@ def replay(bin_dir, target, logs, version):
     return {"state": "finding", "what": first_report(result.stdout + result.stderr), "log": str(log_path)}
 
 
-def fuzz(bin_dir, target, options, seconds, logs, version):
-    log_path = logs / f"{version}-{target}-fuzz.log"
-    artifacts = OUT / "crashes" / version / target
+def fuzz(bin_dir, target, options, seconds, logs, column):
+    log_path = logs / f"{slug(column)}-{target}-fuzz.log"
+    artifacts = OUT / "crashes" / slug(column) / target
     artifacts.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
         command = run.libfuzzer_command(bin_dir / "core_fuzz_libfuzzer", target, options, seconds, artifacts,
@@ -155,6 +171,8 @@ def cell(entry):
         return f"absent: {entry['reason']}"
     if state == "no build":
         return "does not build"
+    if "(HEAD vs BASE)" in entry["what"]:
+        return f"**changed**: {entry['what']}"
     return f"**finding**: {entry['what']}"
 
 
@@ -182,6 +200,8 @@ def main(argv=None):
     parser.add_argument("--versions", default="", help="comma- or space-separated package versions (default: all)")
     parser.add_argument("--time", type=int, default=10, help="seconds of libFuzzer per target and tree (default 10)")
     parser.add_argument("--jobs", type=int, default=2, help="build parallelism (default 2)")
+    parser.add_argument("--consecutive", action="store_true",
+                        help="also build each tree with the one before it as BASE and list what changed")
     arguments = parser.parse_args(argv)
     rows = manifest()
     wanted = [v for v in re.split(r"[,\s]+", arguments.versions) if v]
@@ -199,30 +219,42 @@ def main(argv=None):
     logs.mkdir(parents=True)
     results = {"time": arguments.time, "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
                "load_before": os.getloadavg()[0], "trees": {}}
+    trees = {}
     for index, (version, core, sha256) in enumerate(rows, 1):
-        started = time.time()
         log(f"[{index}/{len(rows)}] {version} (Core {core}): fetching ...")
-        tree = fetch(version, sha256)
-        log(f"[{index}/{len(rows)}] {version}: building the Core subject from {tree} ...")
-        bin_dir, error = build(version, tree, arguments.jobs, logs)
-        entry = {"core": core, "tree": str(tree), "targets": {}}
-        results["trees"][version] = entry
+        trees[version] = fetch(version, sha256)
+    # Columns: each tree alone, then (--consecutive) each tree with the one before it as BASE.
+    columns = [(version, core, version, None) for version, core, _ in rows]
+    if arguments.consecutive:
+        columns += [(f"{head[0]} vs {base[0]}", f"{head[1]} vs {base[1]}", head[0], base[0])
+                    for base, head in zip(rows, rows[1:])]
+    for index, (column, core, version, base_version) in enumerate(columns, 1):
+        started = time.time()
+        where = f"[{index}/{len(columns)}] {column}"
+        base_tree = trees[base_version] if base_version else None
+        log(f"{where}: building the Core subject from {trees[version]}"
+            + (f", BASE {base_tree}" if base_tree else "") + " ...")
+        bin_dir, error = build(column, trees[version], arguments.jobs, logs, base_tree, base_version)
+        entry = {"core": core, "tree": str(trees[version]), "targets": {}}
+        if base_tree:
+            entry["base_tree"] = str(base_tree)
+        results["trees"][column] = entry
         if error:
             entry["build_error"] = error
-            log(f"[{index}/{len(rows)}] {version}: does not build: {error}")
+            log(f"{where}: does not build: {error}")
             continue
         options = run.target_options(bin_dir / "core_fuzz_replay")
         for target, reason in listing(bin_dir / "core_fuzz_replay").items():
             if reason:
                 entry["targets"][target] = {"state": "absent", "reason": reason}
                 continue
-            outcome = replay(bin_dir, target, logs, version)
+            outcome = replay(bin_dir, target, logs, column)
             if outcome["state"] == "agrees":
                 replayed = outcome.get("replayed")
-                outcome = fuzz(bin_dir, target, options[target], arguments.time, logs, version)
+                outcome = fuzz(bin_dir, target, options[target], arguments.time, logs, column)
                 outcome["replayed"] = replayed
             entry["targets"][target] = outcome
-            log(f"[{index}/{len(rows)}] {version} {target}: {cell(outcome)}")
+            log(f"{where} {target}: {cell(outcome)}")
         entry["seconds"] = round(time.time() - started)
     results["load_after"] = os.getloadavg()[0]
     (OUT / "matrix.json").write_text(json.dumps(results, indent=1) + "\n")
@@ -230,10 +262,16 @@ def main(argv=None):
     (OUT / "matrix.md").write_text(table)
     print()
     print(table)
+    # A difference from the tree before is what --consecutive is for (listed, not a failure); a finding is.
     failing = [v for v, t in results["trees"].items()
-               if t.get("build_error") or any(o["state"] == "finding" for o in t["targets"].values())]
-    log(f"{len(results['trees']) - len(failing)} of {len(results['trees'])} tree(s) built and agree on every "
-        f"target they have; results in {OUT.relative_to(ROOT)}/ (matrix.md, matrix.json, logs/)")
+               if t.get("build_error") or any(o["state"] == "finding" and "(HEAD vs BASE)" not in o["what"]
+                                              for o in t["targets"].values())]
+    changed = sum(1 for t in results["trees"].values() for o in t["targets"].values()
+                  if o["state"] == "finding" and "(HEAD vs BASE)" in o["what"])
+    log(f"{len(results['trees']) - len(failing)} of {len(results['trees'])} column(s) built and agree with the "
+        f"reference on every target they have" + (f"; {changed} target(s) changed from the tree before"
+                                                     if arguments.consecutive else "")
+        + f"; results in {OUT.relative_to(ROOT)}/ (matrix.md, matrix.json, logs/)")
     return 1 if failing else 0
 
 

@@ -39,6 +39,18 @@ function(serdiff_core_probe tree)
   _serdiff_core_probe_line("${tree}/src/streams.h" "SpanReader::ignore\\(\\): end of data"
     SERDIFF_CORE_SPAN_READER_IGNORE_CHECKED
     "${tree}'s SpanReader::ignore does not check the end (older than v31): the seam refuses a skip past it")
+  # Core's own Span class (span.h before the v29 cycle made Span std::span): serialize.h's byte-span overloads and the
+  # streams' read()/write() take it, so the seam names the tree's byte span (subject::Span).
+  set(own_span "")
+  if(EXISTS "${tree}/src/span.h")
+    file(STRINGS "${tree}/src/span.h" own_span REGEX "^class Span")
+  endif()
+  if(own_span)
+    list(APPEND public SERDIFF_CORE_HAS_OWN_SPAN=1)
+    list(APPEND messages "${tree} has its own Span class (older than v29): the seam passes byte spans as Core's Span")
+  else()
+    list(APPEND public SERDIFF_CORE_HAS_OWN_SPAN=0)
+  endif()
   # Obfuscation (util/obfuscation.h, the 30.x cycle): before it AutoFile takes a byte-vector key and util::Xor XORs.
   if(EXISTS "${tree}/src/util/obfuscation.h")
     list(APPEND public SERDIFF_CORE_HAS_OBFUSCATION=1)

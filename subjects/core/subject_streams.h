@@ -27,7 +27,24 @@
 
 #include "subjects/core/convert.h"
 
+#if SERDIFF_CORE_HAS_OWN_SPAN
+// Core's own Span (span.h before the v29 cycle) views memory it does not own, as std::span does: marked as such, an
+// rvalue Span<std::byte> (serialize.h's ser_readdata*: AsWritableBytes(Span{&obj, 1})) converts to the std::span the
+// seam's wrappers take.
+template <typename T>
+inline constexpr bool std::ranges::enable_borrowed_range<::Span<T>> = true;
+#endif
+
 namespace serdiff::subject {
+
+// The byte span serialize.h's Serialize/Unserialize overloads take: Core's own Span in a tree that has one.
+#if SERDIFF_CORE_HAS_OWN_SPAN
+template <typename T>
+using Span = ::Span<T>;
+#else
+template <typename T>
+using Span = std::span<T>;
+#endif
 
 template <size_t N, typename T>
 using prevector = ::prevector<static_cast<unsigned int>(N), T>;

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -26,6 +27,8 @@ using optimized::DataStream;
 using optimized::SizeComputer;
 using optimized::SpanReader;
 using optimized::SpanWriter;
+template <typename T>
+using Span = std::span<T>;  // the byte span Serialize/Unserialize take (an older Core tree has its own class)
 inline constexpr bool kHasSpanWriter = true;  // (the Core subject's may lack it: an older tree)
 inline constexpr bool kHasBufferedFiles = true;  // BufferedReader and BufferedWriter (likewise)
 using optimized::VectorWriter;
