@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """ctest docs_check_fires: tools/docs_check.py passes on a copy of this tree's docs and fails, naming the file and
 line, on each kind of drift: a renamed make target, a renamed or misspelt make variable, a broken link, a broken anchor, a
-serdiff option the CLI does not have, and a fuzz target renamed in the code (a fuzz binary whose --list --json
-calls `varint` something else) or misspelt in a doc.
+serdiff option the CLI does not have, a fuzz target renamed in the code (a fuzz binary whose --list --json
+calls `varint` something else) or misspelt in a doc, a word about how a page was made, a tracker's number in a text
+or file name, a long table cell, and a number that disagrees with its record (either side changed, or its sentence
+gone).
 
   tests/docs_check_test.py --serdiff build/asan/bin/serdiff --fuzz-binary build/asan/bin/serdiff_fuzz_replay
 """
 import argparse
+import json
 import os
 import shutil
 import stat
@@ -30,6 +33,14 @@ class DocsCheck(unittest.TestCase):
             if (ROOT / name).exists():
                 shutil.copy(ROOT / name, self.tree / name)
         shutil.copytree(ROOT / "docs", self.tree / "docs")
+        # The records the docs' numbers are checked against (tools/docs_check.py RECORD_RULES).
+        for record in ("tools/mutate/results", "tests/planted/bugs.tsv", "tests/planted/core/defects.tsv",
+                       "subjects/core/absent_targets.tsv"):
+            (self.tree / record).parent.mkdir(parents=True, exist_ok=True)
+            if (ROOT / record).is_dir():
+                shutil.copytree(ROOT / record, self.tree / record)
+            else:
+                shutil.copy(ROOT / record, self.tree / record)
         self.fuzz_binary = ARGS.fuzz_binary
 
     def tearDown(self):
@@ -96,6 +107,40 @@ class DocsCheck(unittest.TestCase):
         self.edit("README.md", "## Licence", "## Licence\n" + "\n" * 40)
         self.assert_fails("docs/bench.md:", "a dated section in a reference page", "a tracker issue number",
                           "README.md:151: ")
+
+    def test_process_words_and_issue_numbers_notes_included(self):
+        self.edit("docs/notes/2026-11-25-soak.md", "with other builds\n", "with this session's builds\n")
+        self.edit("docs/fuzzing.md", "## Corpora", "## Corpora\n\nAs PR #12 asked.\n")
+        (self.tree / "docs" / "notes" / "issue30-rerun.json").write_text("{}\n")
+        self.assert_fails("docs/notes/2026-11-25-soak.md:", "'session': the docs speak of the project",
+                          "docs/fuzzing.md:", "a tracker issue number",
+                          "docs/notes/issue30-rerun.json: a file named after a tracker issue")
+
+    def test_upstream_references_pass(self):
+        self.edit("docs/fuzzing.md", "## Corpora", "## Corpora\n\nAs bitcoin/bitcoin#36049 fixes.\n")
+        code, output = self.run_check()
+        self.assertEqual(code, 0, output)
+
+    def test_long_table_cell(self):
+        self.edit("docs/findings.md", "| rust-bitcoin | rejects a transaction with no inputs",
+                  "| rust-bitcoin | " + "a very long cell " * 30 + "rejects a transaction with no inputs")
+        self.assert_fails("docs/findings.md:", "a table cell of 5")
+
+    def test_number_disagreeing_with_its_record(self):
+        self.edit("README.md", "14 of 19 targets run on Core's source", "15 of 19 targets run on Core's source")
+        self.assert_fails("README.md:", "says 15, 19 where the fuzz binary's --list --json and "
+                                        "subjects/core/absent_targets.tsv gives 14, 19")
+
+    def test_record_changed_under_its_sentence(self):
+        path = self.tree / "tools/mutate/results/core-report.json"
+        record = json.loads(path.read_text())
+        record["score_after_strengthening"] = 95.0
+        path.write_text(json.dumps(record))
+        self.assert_fails("README.md:", "where tools/mutate/results/core-report.json gives 90.3, 271, 300, 95.0, 291")
+
+    def test_checked_sentence_gone(self):
+        self.edit("README.md", "all 33 defects planted in Core's files", "every defect planted in Core's files")
+        self.assert_fails("README.md: no sentence matching the rule for tests/planted/core/defects.tsv")
 
     def test_fuzz_target_renamed_in_the_code(self):
         # A fuzz binary that lists `varint` as `varint64`: the docs still say varint.

@@ -490,6 +490,33 @@ class Report(CoreTree):
         state["config"]["triage"] = "tools/mutate/triage-heldout.tsv"
         self.assertEqual(mutate.triage_of(state), mutate.ROOT / "tools/mutate/triage-heldout.tsv")
 
+    def test_scores_round_a_half_up(self):
+        # The recorded run's 385/400 is 96.25: round() made it 96.2 (a half to even), the docs write 96.3.
+        self.assertEqual([mutate.percent(385, 400), mutate.percent(375, 400), mutate.percent(1, 3),
+                          mutate.percent(2, 3), mutate.percent(0, 5), mutate.percent(4, 4), mutate.percent(1, 0)],
+                         [96.3, 93.8, 33.3, 66.7, 0.0, 100.0, None])
+        state = quiet(mutate.plan, arguments(files=["serialize/streams.h"]), None, None, mutate.SerdiffSubject(),
+                      stub_generator(16))
+        state["mutants"][0].update(status="killed", phase="replay", target="prevector", check="x", seconds=0.1,
+                                   elapsed=1.0)
+        for m in state["mutants"][1:]:
+            m.update(status="survived", detail="no kill", targets=["prevector"], reach="line", elapsed=1.0)
+        out = Path(tempfile.mkdtemp(prefix="mutate-test-round-"))
+        self.addCleanup(shutil.rmtree, out)
+        triage = out / "triage.tsv"
+        triage.write_text("id\tverdict\treason\tevidence\n"
+                          + "".join(f"{m['id']}\tfixed\ta new check\tre-run\n" for m in state["mutants"][1:5]))
+        mutate.TRIAGE_OVERRIDE = triage
+        self.addCleanup(setattr, mutate, "TRIAGE_OVERRIDE", None)
+        quiet(mutate.write_report, state, out)
+        text, summary = (out / "report.md").read_text(), json.loads((out / "report.json").read_text())
+        # 1/16 = 6.25 and 5/16 = 31.25: round() gave 6.2 and 31.2.
+        self.assertEqual((summary["score"], summary["per_directory"]["serialize/"]["score"],
+                          summary["score_without_triaged_equivalent"], summary["score_after_strengthening"]),
+                         (6.3, 6.3, 6.3, 31.3))
+        self.assertIn("**score as first measured: 6.3%** (1/16)", text)
+        self.assertIn("score after strengthening: 31.3% (5/16", text)
+
     def test_not_reached_counts_survivors_only_and_ctest_kills_apart(self):
         # UNIT=1: a mutant no fuzz target reaches keeps not_reached when ctest kills it; "survived (N not reached)"
         # counts survivors only, and the killed ones are counted apart.

@@ -14,9 +14,11 @@ the real binaries:
   (d) every fuzz target a doc names is in the fuzz binary's `--list --json`: TARGETS=/TARGET=/FUZZ= values,
       --target/--targets arguments, corpora/<target> paths, and the cells of table columns headed "target".
 Reference pages also stay short and current: README.md at most 150 lines, every other page (not CHANGELOG.md)
-at most 300, no heading with a date or "(third)" in it, and no "issue N" (a tracker's number) anywhere. The notes under
-docs/notes/ are history, kept as they were written: only their links and issue numbers are checked (a, c and d
-would make them rewrite what was run then).
+at most 300, no table cell over 400 characters, no heading with a date or "(third)" in it. Nowhere (notes
+included) a tracker's number ("issue 30", "PR #12"; upstream owner/repo#N is fine), a file named after one
+(issue30-rerun.json), or a word about how a page was made rather than what the project does (session, engineer,
+tracker). The notes under docs/notes/ are history, kept as they were written otherwise: only their links, issue
+numbers and those words are checked (a, c and d would make them rewrite what was run then).
 
 Each problem is printed as file:line: message; the exit status is 1 when there is any, 2 on bad usage.
 
@@ -38,6 +40,15 @@ ENV_ALLOWED = {
     "SERDIFF_DATA_DIR": "read from the environment by CMake, tools/fuzz/run.py and the CI jobs (README)",
 }
 README_LINES, PAGE_LINES = 150, 300  # a newcomer's ten minutes
+TABLE_CELL_CHARS = 400
+# Our own tracker's numbers (an upstream reference, owner/repo#N, is removed before this is matched): "issue 30",
+# "issue #30", "PR 12"; and in a file name: issue30-rerun.json.
+ISSUE_NUMBER = re.compile(r"\b(?:[Ii]ssues?|PRs?|[Pp]ull requests?) #?\d+")
+ISSUE_FILE_NAME = re.compile(r"(?i)issue[-_ ]?\d+")
+# How a page was made rather than what the project does.
+PROCESS_WORDS = re.compile(r"(?i)\b(?:sessions?|engineers?|tracker)\b")
+# Directories of a checkout that hold no committed file names to check (builds, outputs, VCS data).
+SKIPPED_DIRECTORIES = re.compile(r"^(?:\..*|build.*|.*-out(?:\.prev)?|__pycache__|node_modules)$")
 PLACEHOLDER = re.compile(r"[<>…]|\.\.\.|^[A-Z][A-Z_]*$")  # <target>, ..., TYPE: not names to check
 
 
@@ -200,6 +211,87 @@ def target_names(value):
     return [name for name in re.split(r"[\s,]+", value) if name]
 
 
+def _json(root, relative):
+    return json.loads((root / relative).read_text(encoding="utf-8"))
+
+
+def _tsv_rows(root, relative):
+    return [line.split("\t") for line in (root / relative).read_text(encoding="utf-8").splitlines()
+            if line.strip() and not line.startswith("#")]
+
+
+def _score(record, field="score"):
+    """A percentage of a mutation report as its pages print it (one decimal)."""
+    return f"{record[field]:.1f}"
+
+
+def _strengthened(record):
+    """(score after strengthening, killed after it) of a mutation report: the survivors triaged fixed count as killed."""
+    return _score(record, "score_after_strengthening"), str(record["killed"] + record["survivors_triaged"]["fixed"])
+
+
+# Numbers that a command measured, each checked against the record it came from (the record's path is named in
+# the problem). A rule: the page, a pattern whose groups are the numbers, the record, and a
+# function giving the numbers the record holds (strings, in the pattern's order) from the repository root and the
+# fuzz binary's target names. A rule whose sentence is gone is a problem too: reword the rule with the sentence.
+RECORD_RULES = [
+    ("README.md", r"(\d+) of (\d+) targets run on Core's source",
+     "the fuzz binary's --list --json and subjects/core/absent_targets.tsv",
+     lambda root, targets: (str(len(targets) - len(_tsv_rows(root, "subjects/core/absent_targets.tsv"))),
+                            str(len(targets)))),
+    ("README.md", r"all (\d+) defects planted in Core's", "tests/planted/core/defects.tsv",
+     lambda root, targets: (str(len(_tsv_rows(root, "tests/planted/core/defects.tsv"))),)),
+    ("README.md", r"(\d+) planted bugs, each found from the seeds", "tests/planted/bugs.tsv (target: rows)",
+     lambda root, targets: (str(sum(1 for row in _tsv_rows(root, "tests/planted/bugs.tsv")
+                                    if len(row) > 2 and row[2].startswith("target:"))),)),
+    ("README.md", r"Core's own files (\d+\.\d)% \((\d+)/(\d+)\) as first measured, (\d+\.\d)% \((\d+)/\d+\) after",
+     "tools/mutate/results/core-report.json",
+     lambda root, targets: (lambda r: (_score(r), str(r["killed"]), str(r["valid_non_equivalent"]),
+                                       *_strengthened(r)))(_json(root, "tools/mutate/results/core-report.json"))),
+    ("README.md", r"the training sample of `serialize/` (\d+\.\d)% \((\d+)/(\d+)\) after strengthening",
+     "tools/mutate/results/report.json",
+     lambda root, targets: (lambda r: (*_strengthened(r), str(r["valid_non_equivalent"])))(
+         _json(root, "tools/mutate/results/report.json"))),
+    ("README.md", r"\(held out\): `serialize/` (\d+\.\d)% \((\d+)/(\d+)\)", "tools/mutate/results/heldout-serialize.json",
+     lambda root, targets: (lambda r: (_score(r), str(r["killed"]), str(r["valid_non_equivalent"])))(
+         _json(root, "tools/mutate/results/heldout-serialize.json"))),
+    ("README.md", r"`model/` and `crypto/` (\d+\.\d)% \((\d+)/(\d+)\)", "tools/mutate/results/heldout-model.json",
+     lambda root, targets: (lambda r: (_score(r), str(r["killed"]), str(r["valid_non_equivalent"])))(
+         _json(root, "tools/mutate/results/heldout-model.json"))),
+    ("docs/mutation-core.md", r"score (\d+)/(\d+) = (\d+\.\d)%", "tools/mutate/results/core-report.json",
+     lambda root, targets: (lambda r: (str(r["killed"]), str(r["valid_non_equivalent"]), _score(r)))(
+         _json(root, "tools/mutate/results/core-report.json"))),
+    ("docs/mutation-heldout.md", r"\*\*score as first measured\*\* \| \*\*(\d+\.\d)%\*\* \((\d+)/(\d+):",
+     "tools/mutate/results/heldout-serialize.json",
+     lambda root, targets: (lambda r: (_score(r), str(r["killed"]), str(r["valid_non_equivalent"])))(
+         _json(root, "tools/mutate/results/heldout-serialize.json"))),
+]
+
+
+def check_records(checker, root, fuzz_targets):
+    for page, pattern, record, expected in RECORD_RULES:
+        path = root / page
+        if not path.is_file():
+            continue
+        doc = checker.doc(path)
+        text = "\n".join(doc.lines)
+        found = re.search(pattern, text)
+        if not found:
+            checker.problems.append(f"{page}: no sentence matching the rule for {record} (tools/docs_check.py "
+                                    f"RECORD_RULES): reword the rule with the sentence, or drop the number")
+            continue
+        try:
+            wanted = tuple(expected(root, fuzz_targets))
+        except (OSError, ValueError, KeyError) as error:
+            checker.problems.append(f"{page}: {record} cannot be read: {error}")
+            continue
+        said = found.groups()
+        line = text.count("\n", 0, found.start()) + 1
+        if said != wanted:
+            checker.problems.append(f"{page}:{line}: says {', '.join(said)} where {record} gives {', '.join(wanted)}")
+        checker.counts["records"] = checker.counts.get("records", 0) + 1
+
+
 class Checker:
     def __init__(self, root, cli, fuzz_targets, makefile):
         self.root, self.cli, self.fuzz_targets, self.makefile = root, cli, fuzz_targets, makefile
@@ -220,8 +312,14 @@ class Checker:
         self.counts["files"] += 1
         self.check_links(doc)
         for line, text in doc.prose:
-            if re.search(r"\b[Ii]ssues? \d+", re.sub(r"`[^`]*`|\]\([^)]*\)|[\w-]+/[\w.-]+#\d+", "", text)):
-                self.problem(doc, line, "a tracker issue number: say what the change was instead")
+            plain = re.sub(r"`[^`]*`|\]\([^)]*\)|[\w-]+/[\w.-]+#\d+", "", text)
+            if ISSUE_NUMBER.search(plain):
+                self.problem(doc, line, "a tracker issue number (an upstream one is owner/repo#N): say what the change "
+                                        "was instead")
+            word = PROCESS_WORDS.search(plain)
+            if word:
+                self.problem(doc, line, f"'{word.group(0)}': the docs speak of the project, not of who ran what or "
+                                        "how the page was made; say what was run and measured")
         if history:
             return
         limit = README_LINES if doc.rel == "README.md" else PAGE_LINES
@@ -331,6 +429,11 @@ class Checker:
 
     def check_tables(self, doc):
         for rows in doc.tables:
+            for line, cells in rows:
+                for cell in cells:
+                    if len(cell) > TABLE_CELL_CHARS:
+                        self.problem(doc, line, f"a table cell of {len(cell)} characters: keep cells to "
+                                                f"{TABLE_CELL_CHARS} (prose or a note below the table says the rest)")
             header_line, header = rows[0]
             columns = [i for i, cell in enumerate(header) if cell.strip("*` ").lower() in ("target", "targets")]
             for line, cells in rows[1:]:
@@ -366,11 +469,20 @@ def main():
         if path.is_file():
             checker.check(checker.doc(path), history=notes in path.resolve().parents)
 
+    check_records(checker, root, fuzz_targets)
+    for directory, subdirectories, files in os.walk(root):
+        subdirectories[:] = sorted(d for d in subdirectories if not SKIPPED_DIRECTORIES.match(d))
+        for name in sorted(files + subdirectories):
+            if ISSUE_FILE_NAME.search(name):
+                where = (Path(directory) / name).relative_to(root).as_posix()
+                checker.problems.append(f"{where}: a file named after a tracker issue: name it by what it holds")
+
     for problem in checker.problems:
         print(problem)
     counts = checker.counts
     print(f"docs_check: {counts['files']} files, {counts['links']} links, {counts['make']} make commands, "
-          f"{counts['serdiff']} serdiff commands, {counts['targets']} fuzz target names: "
+          f"{counts['serdiff']} serdiff commands, {counts['targets']} fuzz target names, "
+          f"{counts.get('records', 0)} numbers checked against their records: "
           f"{len(checker.problems)} problem(s)", file=sys.stderr)
     return 1 if checker.problems else 0
 

@@ -157,7 +157,8 @@ const AllowedDivergence kAllowList[] = {
     // Core reads `00 00` after the version as "no inputs, flag 0, no outputs"; rust-bitcoin treats
     // the zero-input marker as always introducing a segwit flag and refuses flag 0 on purpose.
     {"rust-bitcoin", "rejects a transaction with no inputs and a zero segwit flag (`00 00`) that Core reads as empty",
-     "rust-bitcoin/rust-bitcoin#5460 (0-input 0-output transactions; intentional, see #219 and rust-bitcoincore-rpc#197)",
+     "rust-bitcoin/rust-bitcoin#5460 (0-input 0-output transactions; intentional, see rust-bitcoin/rust-bitcoin#219 "
+     "and rust-bitcoin/rust-bitcoincore-rpc#197)",
      ObjectKind::transaction, "version 1, `00 00`, lock_time 0",
      [] { return from_hex("01000000000000000000"); },
      [](const Observation& o) {
@@ -216,7 +217,8 @@ const AllowedDivergence kAllowList[] = {
      [](const Observation& o) { return peer_only_accepts(o) && o.reference.error == model::errors::kNonCanonical; }},
     // rust-bitcoin 0.32.9 added Core's MAX_SIZE range check to VarInt decoding; 0.32.10 reverted it.
     {"rust-bitcoin", "accepts a CompactSize length above MAX_SIZE (0x02000000) when the bytes are there",
-     "rust-bitcoin/rust-bitcoin#6182 (revert of the 0.32.9 range check #5921, backport of #5697; issue #6138)",
+     "rust-bitcoin/rust-bitcoin#6182 (revert of the 0.32.9 range check rust-bitcoin/rust-bitcoin#5921, backport of "
+     "rust-bitcoin/rust-bitcoin#5697; reported as rust-bitcoin/rust-bitcoin#6138)",
      ObjectKind::transaction, "a legacy transaction whose scriptSig has 0x02000001 bytes (33.5 MB input)",
      [] { return one_input_transaction(from_hex("fe01000002"), kAboveMaxSize); },
      [](const Observation& o) { return peer_only_accepts(o) && o.reference.error == model::errors::kSizeTooLarge; }},
@@ -233,7 +235,8 @@ const AllowedDivergence kAllowList[] = {
     // btcd's readScriptBuf caps every script and witness item at maxWitnessItemSize = 4,000,000 bytes
     // (raised from 11,000 after the 2022 incident), and a transaction's scripts share one 4 MiB slab.
     {"btcd", "rejects a script or witness item above 4,000,000 bytes, or a transaction with over 4 MiB of scripts",
-     "btcsuite/btcd#1896 (maxWitnessItemSize = 4_000_000, issue #1897); wire/v2 msgtx.go scriptSlabSize = 1 << 22",
+     "btcsuite/btcd#1896 (maxWitnessItemSize = 4_000_000, reported as btcsuite/btcd#1897); wire/v2 msgtx.go "
+     "scriptSlabSize = 1 << 22",
      ObjectKind::transaction, "a legacy transaction whose scriptSig has 4,000,001 bytes",
      [] { return one_input_transaction(from_hex("fe01093d00"), kAbovePeerItemLimit); },
      [](const Observation& o) {

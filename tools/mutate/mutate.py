@@ -1442,6 +1442,13 @@ def run(arguments):
 
 # ------------------------------------------------------------------------------------------ report
 
+def percent(part, whole):
+    """100 * part / whole to one decimal, a half rounded up (385/400 = 96.25 -> 96.3, as the docs write it; round()
+    rounds a half to even: 96.2), computed on integers so no float error moves a value across a half; None when
+    whole is 0."""
+    return (2000 * part + whole) // (2 * whole) / 10 if whole else None
+
+
 def summarize(state):
     chosen = selected(state)
     done = [m for m in chosen if m["status"] not in ("pending", "running")]
@@ -1484,7 +1491,7 @@ def summarize(state):
         "killed_not_reached": sum(1 for m in killed if m.get("not_reached")),
         "survived_instantiation_only": sum(1 for m in scored if m.get("reach") == INSTANTIATION_ONLY
                                            and m["status"] == "survived"),
-        "score": round(100.0 * len(killed) / len(scored), 1) if scored else None,
+        "score": percent(len(killed), len(scored)),
         # Medians of times recorded to 0.1 s: an even count averages two, so round the float sum's noise away.
         "median_seconds_to_kill": round(statistics.median(kill_times), 2) if kill_times else None,
         "median_seconds_to_kill_by_fuzzing": (round(statistics.median([m["seconds"] for m in killed
@@ -1500,8 +1507,7 @@ def summarize(state):
                               if row["valid"] else None}
                       for suite, row in per_suite.items()},
         # serialize/, model/, crypto/: each with its own score (absent for the Core subject)
-        "per_directory": {d: {**row, "score": round(100.0 * row["killed"] / (row["killed"] + row["survived"]), 1)
-                              if row["killed"] + row["survived"] else None}
+        "per_directory": {d: {**row, "score": percent(row["killed"], row["killed"] + row["survived"])}
                           for d, row in sorted(per_directory.items())},
         "mutants": done,
     }
@@ -1570,14 +1576,14 @@ def write_report(state, out, prefix=""):
     # tell them apart) leave the denominator, as the TCE-equivalent ones already did.
     proven = summary["survivors_triaged"]["equivalent"]
     scored = summary["valid_non_equivalent"] - proven
-    summary["score_without_triaged_equivalent"] = round(100.0 * summary["killed"] / scored, 1) if scored else None
+    summary["score_without_triaged_equivalent"] = percent(summary["killed"], scored)
     # Two kinds of number (docs/mutation.md "Held-out measurement"): as first measured (the score above: the suite as
     # it was when each mutant ran) and after strengthening, where survivors triaged "fixed" (the suite was changed for
     # them and a re-run killed them) count as killed: a training score, since the suite was tuned on those mutants.
     fixed = summary["survivors_triaged"]["fixed"]
     valid = summary["valid_non_equivalent"]
     summary["triage_file"] = str(triage_path.relative_to(ROOT)) if triage_path.is_relative_to(ROOT) else str(triage_path)
-    summary["score_after_strengthening"] = round(100.0 * (summary["killed"] + fixed) / valid, 1) if valid else None
+    summary["score_after_strengthening"] = percent(summary["killed"] + fixed, valid)
     (out / f"{prefix}report.json").write_text(json.dumps(summary, indent=1))
     header = ("", "valid", "killed", "survived", "not reached", "invalid", "equivalent", "score")
     config = summary["config"]
