@@ -134,6 +134,23 @@ class CoreSubjectPlan(CoreTree):
         self.assertEqual((self.tree / "src" / "streams.h").read_bytes(), before)
 
 
+    def test_sync_removes_files_the_tree_no_longer_has(self):
+        # A job tree kept from a run on another Core tree: its extra files (a newer tree's util/log.h, which the
+        # configure-time probes read) go, its shared ones stay built.
+        job = mutate.Job(0, self.directory / "out", 1, False, self.subject, self.directory / "work")
+        self.subject.sync(job)
+        stale = job.copy_of("util/log.h")
+        stale.parent.mkdir(parents=True, exist_ok=True)
+        stale.write_text("// from another tree\n")
+        (stale.parent / "gone").mkdir()
+        (stale.parent / "gone" / "x.h").write_text("")
+        untouched = job.copy_of("undo.h").stat().st_mtime_ns
+        self.subject.sync(job)
+        self.assertFalse(stale.exists())
+        self.assertFalse((stale.parent / "gone").exists())
+        self.assertEqual(job.copy_of("undo.h").stat().st_mtime_ns, untouched)
+        self.assertTrue(job.copy_of("streams.h").is_file())
+
     def test_an_edit_of_the_tree_during_a_run_does_not_reach_the_job(self):
         job = mutate.Job(0, self.directory / "out", 1, False, self.subject, self.directory / "work")
         self.subject.sync(job)

@@ -271,11 +271,21 @@ class CoreSubject(SerdiffSubject):
 
     def sync(self, job):
         """The job's copy of the tree's src/: a file is (re)written only when its contents differ (a new modification
-        time, so what includes it rebuilds); untouched copies keep the original's time and stay built."""
+        time, so what includes it rebuilds); untouched copies keep the original's time and stay built. A file the tree
+        no longer has is removed from the copy: a job tree kept from a run on another Core tree (a review of another
+        checkout) must not keep that tree's files, which the configure-time probes read (subjects/core/probe.cmake:
+        a stale util/log.h made an older tree's copy look like a newer one, and its link failed)."""
         copy = self.copy_root(job)
         if not copy.is_dir():
             shutil.copytree(self.root, copy, symlinks=True)
             return
+        for target in sorted(copy.rglob("*"), reverse=True):
+            original = self.root / target.relative_to(copy)
+            if target.is_symlink() or target.is_file():
+                if not (original.is_file() or original.is_symlink()):
+                    target.unlink()
+            elif target.is_dir() and not original.is_dir():
+                shutil.rmtree(target, ignore_errors=True)
         for source in self.root.rglob("*"):
             if source.is_symlink() or not source.is_file():
                 continue
