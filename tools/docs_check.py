@@ -258,6 +258,21 @@ RECORD_RULES = [
     ("README.md", r"`model/` and `crypto/` (\d+\.\d)% \((\d+)/(\d+)\)", "tools/mutate/results/heldout-model.json",
      lambda root, targets: (lambda r: (_score(r), str(r["killed"]), str(r["valid_non_equivalent"])))(
          _json(root, "tools/mutate/results/heldout-model.json"))),
+    ("docs/mutation.md", r"seed 3001[^\n]*? \| \*\*(\d+\.\d)%\*\* \((\d+)/(\d+)\) \| (\d+\.\d)% \((\d+)/\d+\)",
+     "tools/mutate/results/heldout-serialize.json",
+     lambda root, targets: (lambda r: (_score(r), str(r["killed"]), str(r["valid_non_equivalent"]), *_strengthened(r)))(
+         _json(root, "tools/mutate/results/heldout-serialize.json"))),
+    ("docs/mutation.md", r"seed 3002[^\n]*? \| \*\*(\d+\.\d)%\*\* \((\d+)/(\d+)\) \| (\d+\.\d)% \((\d+)/\d+\)",
+     "tools/mutate/results/heldout-model.json",
+     lambda root, targets: (lambda r: (_score(r), str(r["killed"]), str(r["valid_non_equivalent"]), *_strengthened(r)))(
+         _json(root, "tools/mutate/results/heldout-model.json"))),
+    ("docs/mutation.md", r"seed 2026[^\n]*? \| \*\*(\d+\.\d)%\*\* \((\d+)/(\d+)\) \| (\d+\.\d)% \((\d+)/\d+\)",
+     "tools/mutate/results/core-report.json",
+     lambda root, targets: (lambda r: (_score(r), str(r["killed"]), str(r["valid_non_equivalent"]), *_strengthened(r)))(
+         _json(root, "tools/mutate/results/core-report.json"))),
+    ("docs/mutation.md", r"seed 1, [^\n]*? \| (\d+\.\d)% \((\d+)/(\d+)\), a training score", "tools/mutate/results/report.json",
+     lambda root, targets: (lambda r: (*_strengthened(r), str(r["valid_non_equivalent"])))(
+         _json(root, "tools/mutate/results/report.json"))),
     ("docs/mutation-core.md", r"score (\d+)/(\d+) = (\d+\.\d)%", "tools/mutate/results/core-report.json",
      lambda root, targets: (lambda r: (str(r["killed"]), str(r["valid_non_equivalent"]), _score(r)))(
          _json(root, "tools/mutate/results/core-report.json"))),

@@ -82,7 +82,7 @@ PLANTED_HEADER = "serialize/planted.h"
 # The serdiff subject's directories, each a section of the report with its own score: the optimized side
 # (serialize/), the model types both sides share (model/) and the hashing and block checks (crypto/).
 MUTATED_DIRS = ("serialize", "model", "crypto")
-# The Core subject: Bitcoin Core's serialization files, relative to the Core tree's src/ (docs/mutation.md).
+# The Core subject: Bitcoin Core's serialization files, relative to the Core tree's src/ (docs/mutation-core.md).
 CORE_FILES = ("serialize.h", "streams.h", "streams.cpp", "util/obfuscation.h", "prevector.h", "compressor.cpp",
               "undo.h", "primitives/transaction.h", "primitives/block.h")
 CORE_WORK = ROOT / "build" / "mutate-core"           # the Core subject's job trees and coverage build
