@@ -22,7 +22,7 @@ help:
 	@echo "make test     build under ASan+UBSan (build/asan), run every test, then the Hypothesis properties"
 	@echo "make build    optimized build, CLI at build/bin/serdiff"
 	@echo "make deps     install the Debian packages serdiff needs (idempotent)"
-	@echo "make clean    remove build/ (trees and venv), fuzz-out/ and bench-out/"
+	@echo "make clean    remove build/ (trees and venv), fuzz-out/, bench-out/, mutate-out/ and review-out/"
 	@echo "make fuzz     fuzz every target: TIME=60 (s per target) TARGETS='a b' ENGINE=libfuzzer|afl|hypothesis JOBS=nproc"
 	@echo "             SUBJECT=core [CORE_SRC=DIR] fuzzes Bitcoin Core's own code (a checkout, or the pinned sdist): docs/core.md"
 	@echo "             CORE_BASE=REV (of CORE_SRC; or a tree, or 'pinned') compares HEAD with BASE on every input: docs/base.md"

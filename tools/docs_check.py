@@ -239,11 +239,14 @@ RECORD_RULES = [
      "the fuzz binary's --list --json and subjects/core/absent_targets.tsv",
      lambda root, targets: (str(len(targets) - len(_tsv_rows(root, "subjects/core/absent_targets.tsv"))),
                             str(len(targets)))),
-    ("README.md", r"all (\d+) defects planted in Core's", "tests/planted/core/defects.tsv",
+    ("README.md", r"all (\d+) defects planted in Core's files found by their targets", "tests/planted/core/defects.tsv",
      lambda root, targets: (str(len(_tsv_rows(root, "tests/planted/core/defects.tsv"))),)),
-    ("README.md", r"(\d+) planted bugs, each found from the seeds", "tests/planted/bugs.tsv (target: rows)",
-     lambda root, targets: (str(sum(1 for row in _tsv_rows(root, "tests/planted/bugs.tsv")
-                                    if len(row) > 2 and row[2].startswith("target:"))),)),
+    ("README.md", r"(\d+) planted bugs, each found by its detector \((\d+) by a fuzz target from the seeds, (\d+) by "
+                  r"tests, (\d+) by a CI job\)", "tests/planted/bugs.tsv (its detector column)",
+     lambda root, targets: (lambda rows: (str(len(rows)), *(str(sum(1 for row in rows if len(row) > 2 and
+                                                                     row[2].startswith(kind + ":")))
+                                                         for kind in ("target", "test", "job"))))(
+         _tsv_rows(root, "tests/planted/bugs.tsv"))),
     ("README.md", r"Core's own files (\d+\.\d)% \((\d+)/(\d+)\) as first measured, (\d+\.\d)% \((\d+)/\d+\) after",
      "tools/mutate/results/core-report.json",
      lambda root, targets: (lambda r: (_score(r), str(r["killed"]), str(r["valid_non_equivalent"]),
