@@ -74,7 +74,8 @@ class Table(unittest.TestCase):
         table = core_versions.render(results)
         self.assertIn("| target | 0.1.0a3 (Core 29.99) | 0.1.0a4 (Core 30.99) |", table)
         self.assertIn("| varint | does not build | agrees |", table)
-        self.assertIn("| block_store | does not build | absent: serdiff-only |", table)
+        self.assertIn("| block_store | does not build | absent [1] |", table)
+        self.assertIn("[1] serdiff-only", table)
         self.assertIn("| primitive_stream | does not build | **finding**: SpanReader read: values differ |", table)
         self.assertIn("- 0.1.0a3: does not build: `subject_streams.h:22: fatal error: no obfuscation.h`", table)
 

@@ -35,7 +35,8 @@ class DocsCheck(unittest.TestCase):
         shutil.copytree(ROOT / "docs", self.tree / "docs")
         # The records the docs' numbers are checked against (tools/docs_check.py RECORD_RULES).
         for record in ("tools/mutate/results", "tests/planted/bugs.tsv", "tests/planted/core/defects.tsv",
-                       "subjects/core/absent_targets.tsv"):
+                       "subjects/core/absent_targets.tsv", "subjects/core/versions-matrix.json",
+                       "subjects/core/versions-consecutive.json"):
             (self.tree / record).parent.mkdir(parents=True, exist_ok=True)
             if (ROOT / record).is_dir():
                 shutil.copytree(ROOT / record, self.tree / record)
@@ -137,6 +138,14 @@ class DocsCheck(unittest.TestCase):
         record["score_after_strengthening"] = 95.0
         path.write_text(json.dumps(record))
         self.assert_fails("README.md:", "where tools/mutate/results/core-report.json gives 90.3, 271, 300, 95.0, 291")
+
+    def test_generated_table_stale(self):
+        path = self.tree / "subjects/core/versions-matrix.json"
+        record = json.loads(path.read_text())
+        record["trees"]["0.1.0a1"]["targets"]["varint"] = {"state": "finding", "what": "varint: values differ"}
+        path.write_text(json.dumps(record))
+        self.assert_fails("docs/core.md: its table of subjects/core/versions-matrix.json is not what "
+                          "`tools/core_versions.py --render subjects/core/versions-matrix.json` prints")
 
     def test_checked_sentence_gone(self):
         self.edit("README.md", "all 33 defects planted in Core's files", "every defect planted in Core's files")

@@ -13,6 +13,7 @@ a column "0.1.0a5 vs 0.1.0a4" whose "changed" cells are behaviour changes of Cor
 two (HEAD vs BASE, the first difference each target saw, with the observation it was in).
 
   tools/core_versions.py [--versions 0.1.0a4,0.1.0a5] [--time 10] [--jobs 2] [--consecutive]
+  tools/core_versions.py --render subjects/core/versions-matrix.json   (the recorded table docs/core.md shows)
 
 Results in core-versions-out/ (matrix.json, matrix.md, a log per build, replay and fuzz run). Exit status 0:
 every tree built and every target it has agrees; 1: a finding or a tree that does not build; 2: bad usage or a
@@ -74,7 +75,12 @@ def first_report(text):
     changed = re.search(r"==== serdiff MISMATCH in (.*?\(HEAD vs BASE\)).*? ====\n(?:observation \d+ of the target: )?"
                         r"(.*)\nHEAD: (.*)\nBASE: (.*)", text)
     if changed:
-        return f"{changed.group(1)}: {changed.group(2).strip()}: HEAD {changed.group(3)[:60]}, BASE {changed.group(4)[:60]}"[:300]
+        head, base = changed.group(3), changed.group(4)
+        same = len(os.path.commonprefix([head, base]))
+        start = max(0, same - 20)  # where the two values part, with a little of what they share before it
+        def part(value):
+            return ("…" if start else "") + value[start:start + 60] + ("…" if len(value) > start + 60 else "")
+        return f"{changed.group(1)}: {changed.group(2).strip()}: HEAD {part(head)}, BASE {part(base)}"[:400]
     for pattern in (r"==== serdiff MISMATCH in (.*?) ====", r"SUMMARY: (.*)", r"ERROR: (.*)",
                     r"serdiff replay \(core\): (failed .*)"):
         found = re.search(pattern, text)
@@ -117,6 +123,12 @@ def build(column, tree, jobs, logs, base_tree=None, base_version=None):
     return directory / "bin", None
 
 
+def shown(path):
+    """A path as the record keeps it: relative to the checkout when inside it (a record is committed)."""
+    path = Path(path)
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def slug(column):
     """A column's name as a file-name part: "0.1.0a5 vs 0.1.0a4" -> "0.1.0a5-vs-0.1.0a4"."""
     return column.replace(" ", "-")
@@ -142,7 +154,7 @@ def replay(bin_dir, target, logs, column):
     if result.returncode == 0:
         files = re.search(r"(\d+) files", result.stdout + result.stderr)
         return {"state": "agrees", "replayed": int(files.group(1)) if files else None}
-    return {"state": "finding", "what": first_report(result.stdout + result.stderr), "log": str(log_path)}
+    return {"state": "finding", "what": first_report(result.stdout + result.stderr), "log": shown(log_path)}
 
 
 def fuzz(bin_dir, target, options, seconds, logs, column):
@@ -159,16 +171,22 @@ def fuzz(bin_dir, target, options, seconds, logs, column):
     execs = re.search(r"stat::number_of_executed_units:\s+(\d+)", text)
     if result.returncode == 0:
         return {"state": "agrees", "execs": int(execs.group(1)) if execs else None}
-    return {"state": "finding", "what": first_report(text), "log": str(log_path),
+    return {"state": "finding", "what": first_report(text), "log": shown(log_path),
             "inputs": sorted(p.name for p in artifacts.iterdir())}
 
 
-def cell(entry):
+def cell(entry, reasons=None):
+    """A table cell; with `reasons` (a list shared by the table), an absent target's reason is numbered once and the
+    cell names its number, so that a reason every tree shares does not fill every column."""
     state = entry["state"]
     if state == "agrees":
         return "agrees"
     if state == "absent":
-        return f"absent: {entry['reason']}"
+        if reasons is None:
+            return f"absent: {entry['reason']}"
+        if entry["reason"] not in reasons:
+            reasons.append(entry["reason"])
+        return f"absent [{reasons.index(entry['reason']) + 1}]"
     if state == "no build":
         return "does not build"
     if "(HEAD vs BASE)" in entry["what"]:
@@ -181,6 +199,7 @@ def render(results):
     targets = sorted({t for tree in results["trees"].values() for t in tree.get("targets", {})})
     header = "| target | " + " | ".join(f"{v} (Core {results['trees'][v]['core']})" for v in trees) + " |"
     lines = [header, "|---|" + "---|" * len(trees)]
+    reasons = []
     for target in targets:
         cells = []
         for version in trees:
@@ -188,11 +207,13 @@ def render(results):
             if tree.get("build_error"):
                 cells.append("does not build")
             else:
-                cells.append(cell(tree["targets"].get(target, {"state": "absent", "reason": "not listed"})))
+                cells.append(cell(tree["targets"].get(target, {"state": "absent", "reason": "not listed"}), reasons))
         lines.append(f"| {target} | " + " | ".join(cells) + " |")
-    notes = [f"- {v}: does not build: `{t['build_error']}`" for v, t in results["trees"].items()
-             if t.get("build_error")]
-    return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
+    notes = [f"[{number}] {reason}" for number, reason in enumerate(reasons, 1)]
+    notes += [f"- {v}: does not build: `{t['build_error']}`" for v, t in results["trees"].items()
+              if t.get("build_error")]
+    return "\n".join(lines + ([""] + [note + ("  " if note.startswith("[") else "") for note in notes]
+                              if notes else [])) + "\n"
 
 
 def main(argv=None):
@@ -200,9 +221,13 @@ def main(argv=None):
     parser.add_argument("--versions", default="", help="comma- or space-separated package versions (default: all)")
     parser.add_argument("--time", type=int, default=10, help="seconds of libFuzzer per target and tree (default 10)")
     parser.add_argument("--jobs", type=int, default=2, help="build parallelism (default 2)")
+    parser.add_argument("--render", metavar="MATRIX_JSON", help="print the table of a recorded matrix.json and stop")
     parser.add_argument("--consecutive", action="store_true",
                         help="also build each tree with the one before it as BASE and list what changed")
     arguments = parser.parse_args(argv)
+    if arguments.render:
+        print(render(json.loads(Path(arguments.render).read_text())), end="")
+        return 0
     rows = manifest()
     wanted = [v for v in re.split(r"[,\s]+", arguments.versions) if v]
     unknown = [v for v in wanted if v not in {row[0] for row in rows}]
@@ -235,9 +260,9 @@ def main(argv=None):
         log(f"{where}: building the Core subject from {trees[version]}"
             + (f", BASE {base_tree}" if base_tree else "") + " ...")
         bin_dir, error = build(column, trees[version], arguments.jobs, logs, base_tree, base_version)
-        entry = {"core": core, "tree": str(trees[version]), "targets": {}}
+        entry = {"core": core, "tree": shown(trees[version]), "targets": {}}
         if base_tree:
-            entry["base_tree"] = str(base_tree)
+            entry["base_tree"] = shown(base_tree)
         results["trees"][column] = entry
         if error:
             entry["build_error"] = error

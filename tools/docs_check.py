@@ -276,6 +276,11 @@ RECORD_RULES = [
     ("docs/mutation.md", r"seed 1, [^\n]*? \| (\d+\.\d)% \((\d+)/(\d+)\), a training score", "tools/mutate/results/report.json",
      lambda root, targets: (lambda r: (*_strengthened(r), str(r["valid_non_equivalent"])))(
          _json(root, "tools/mutate/results/report.json"))),
+    ("docs/core.md", r"both have, (\d+) behave the same and (\d+)\s+changed", "subjects/core/versions-consecutive.json",
+     lambda root, targets: (lambda pair: (str(sum(1 for o in pair.values() if o["state"] == "agrees")),
+                                          str(sum(1 for o in pair.values() if o["state"] == "finding" and
+                                                  "(HEAD vs BASE)" in o["what"]))))(
+         _json(root, "subjects/core/versions-consecutive.json")["trees"]["0.1.0a5 vs 0.1.0a4"]["targets"])),
     ("docs/mutation-core.md", r"score (\d+)/(\d+) = (\d+\.\d)%", "tools/mutate/results/core-report.json",
      lambda root, targets: (lambda r: (str(r["killed"]), str(r["valid_non_equivalent"]), _score(r)))(
          _json(root, "tools/mutate/results/core-report.json"))),
@@ -286,7 +291,27 @@ RECORD_RULES = [
 ]
 
 
+# Tables a page shows exactly as a tool renders them from a record: (page, record, how to render it).
+def _core_versions_table(record_path):
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import core_versions  # noqa: E402  (tools/core_versions.py: make core-versions' table)
+    return core_versions.render(json.loads(record_path.read_text(encoding="utf-8")))
+
+
+GENERATED_TABLES = [
+    ("docs/core.md", "subjects/core/versions-matrix.json", "tools/core_versions.py --render", _core_versions_table),
+]
+
+
 def check_records(checker, root, fuzz_targets):
+    for page, record, command, render in GENERATED_TABLES:
+        path, record_path = root / page, root / record
+        if not path.is_file() or not record_path.is_file():
+            continue
+        checker.counts["records"] = checker.counts.get("records", 0) + 1
+        if render(record_path) not in path.read_text(encoding="utf-8"):
+            checker.problems.append(f"{page}: its table of {record} is not what `{command} {record}` prints: "
+                                    f"paste that output in place of the old table")
     for page, pattern, record, expected in RECORD_RULES:
         path = root / page
         if not path.is_file():
