@@ -36,4 +36,6 @@ int serdiff_base_run(const char* target_name, const uint8_t* data, size_t size, 
                      volatile int* host_peer_depth, uint32_t shared_features) __attribute__((weak));
 // BASE's features (differential::subject_features of the harness compiled against BASE's tree).
 uint32_t serdiff_base_features(void) __attribute__((weak));
+// 1 when BASE's build has the target (an older BASE tree may lack one HEAD has), else 0.
+int serdiff_base_has_target(const char* target_name) __attribute__((weak));
 }

@@ -1,6 +1,6 @@
 // BASE's side of a HEAD-vs-BASE comparison (docs/base.md): compiled with the Core subject's
 // targets, harness and adapter against the BASE tree into one shared object (libcore_base.so) whose only exported
-// symbols are serdiff_base_run and serdiff_base_features (fuzz_targets/base.map). Two copies of Core's symbols
+// symbols are serdiff_base_run, serdiff_base_features and serdiff_base_has_target (fuzz_targets/base.map). Two copies of Core's symbols
 // cannot share one link; inside the shared object every symbol binds to its own copy, so HEAD (the fuzz binary) and
 // BASE each run their own Core.
 #include <cstdint>
@@ -63,6 +63,11 @@ void perturb_for_test(serdiff::differential::Observations& observed)
 extern "C" __attribute__((visibility("default"))) uint32_t serdiff_base_features()
 {
     return serdiff::differential::subject_features();
+}
+
+extern "C" __attribute__((visibility("default"))) int serdiff_base_has_target(const char* target_name)
+{
+    return serdiff::fuzz::registry().count(std::string(target_name)) != 0 ? 1 : 0;
 }
 
 extern "C" __attribute__((visibility("default"))) int serdiff_base_run(const char* target_name, const uint8_t* data,

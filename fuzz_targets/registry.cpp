@@ -71,6 +71,12 @@ uint32_t base_shared_features()
     return shared;
 }
 
+// Whether a BASE is linked in and its tree has the target.
+bool base_has_target(const std::string& name)
+{
+    return serdiff_base_run != nullptr && (serdiff_base_has_target == nullptr || serdiff_base_has_target(name.c_str()));
+}
+
 // HEAD vs BASE (docs/base.md): with a BASE shared object linked in (serdiff_base_run is
 // weak: null in every other binary), each input that HEAD ran through without a finding runs through BASE, and the
 // two observation records (differential/observe.h) must be equal. A difference is reported from a second, labelled
@@ -319,7 +325,10 @@ void list_targets(bool json)
                ", \"libfuzzer_flags\": " + json_string(options.libfuzzer_flags) +
                ", \"subject\": " + json_string(subject::name()) +
 #ifndef SERDIFF_BASE_LIBRARY
-               ", \"compared_with_base\": " + (serdiff_base_run != nullptr ? "true" : "false") +
+               // A target BASE's tree does not have (an older tree, subjects/core/probe.cmake) is compared with the
+               // reference alone: not "compared_with_base", and said so.
+               ", \"compared_with_base\": " + (base_has_target(name) ? "true" : "false") +
+               (serdiff_base_run != nullptr && !base_has_target(name) ? ", \"base_lacks_target\": true" : "") +
 #endif
                "}";
     }

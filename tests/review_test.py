@@ -233,6 +233,17 @@ class Verdict(unittest.TestCase):
             with self.assertRaises(review.Failure):
                 review.apply_triage(results(mutated=("survived",))["mutation"], str(triage))
 
+    def test_a_target_base_lacks_is_not_called_same(self):
+        # BASE an older tree without the target's class (the change adds it): compared with the reference alone.
+        r = results()
+        r["base_compared"] = True
+        r["base_lacks"] = ["varint"]
+        text = review.render(r)
+        self.assertIn("not in BASE (reference only)", text)
+        self.assertIn("| same ", text)  # compact_size still compared with BASE
+        r["base_lacks"] = []
+        self.assertNotIn("not in BASE", review.render(r))
+
     def test_base_difference_is_a_finding_with_both_outputs_unless_triaged_intended(self):
         # A fuzz finding whose report is HEAD differing from BASE (fuzz_targets/registry.cpp's report).
         r = results(fuzz_ok=False)

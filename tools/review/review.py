@@ -790,6 +790,7 @@ def render(results):
                                                      f"{(fuzzed.get('what') or '')[:60]}")
         differences = [r for r in (replayed, fuzzed) if r is not None and r.get("base_difference") is not None]
         base_cell = ("-" if not results.get("base_compared") else
+                     "not in BASE (reference only)" if target in results.get("base_lacks", ()) else
                      f"DIFFERS: {differences[0]['base_difference'].get('observation', '')[:50]}" if differences else
                      "same" if all(r is not None and r["ok"] for r in (replayed, fuzzed)) else "-")
         kills = sum(1 for m in mutants if m.get("killed_by") == target)
@@ -974,11 +975,18 @@ def review(arguments):
     # Every target compares HEAD with BASE too (core_options): the binaries say so in --list --json.
     for built in (replay_binary, binary):
         unlinked = [name for name, options in fuzz_run.target_options(built).items()
-                    if options.get("subject") == "core" and not options.get("compared_with_base")]
+                    if options.get("subject") == "core" and not options.get("compared_with_base")
+                    and not options.get("base_lacks_target")]
         if unlinked:
             raise Failure(f"{shown(built)} does not compare {', '.join(unlinked)} with BASE (libcore_base.so not "
                           f"linked): a review would say 'same as BASE' unchecked")
     results["base_compared"] = True
+    # Targets BASE's tree does not have (an older tree, as when the change adds the class): compared with the
+    # reference alone, and the table says so instead of "same".
+    results["base_lacks"] = sorted(name for name, options in fuzz_run.target_options(replay_binary).items()
+                                   if options.get("base_lacks_target"))
+    for name in results["base_lacks"]:
+        log(f"phase 3/7 fuzz: BASE's tree has no {name}: HEAD's is compared with the reference alone")
     results["absent_targets"] = fuzz_run.absent_targets(replay_binary)
     log(f"phase 3/7 fuzz: built; {len(targets)} Core-backed targets: {' '.join(targets)}")
     results["replay"], results["fuzz"] = [], []
