@@ -89,7 +89,7 @@ triage: deps
 	@python3 tools/fuzz/triage.py $(if $(TARGET),--target $(TARGET)) --minimize-seconds $(MINIMIZE_SECONDS) $(SUBJECT_ARGS) $(DIR)
 
 # A planted bug fuzzed by libFuzzer and AFL++ at once must come out of make fuzz's triage as ONE minimized,
-# explained finding (build/triage-check, fuzz-out/triage-check; about 3 min plus a first build). Not in make test.
+# explained finding (build/triage-check, fuzz-out/triage-check; about 40 s plus a first build, docs/triage.md). Not in make test.
 triage-check: deps
 	@python3 tools/fuzz/triage_check.py --bug $(or $(PLANTED),varint_length_off_by_one) --time $(TRIAGE_CHECK_TIME) --jobs $(JOBS) \
 	  $(if $(TRIAGE_FROM_NOTHING),--from-nothing)
