@@ -13,6 +13,7 @@ uint32_t shared = ~0u;
 }  // namespace
 
 uint32_t shared_features() { return shared; }
+void set_shared_features(uint32_t features) { shared = features; }
 
 void detail::note_unshared(Feature feature)
 {
@@ -23,7 +24,6 @@ void detail::note_unshared(Feature feature)
                          "compared between them (HEAD's still with the reference)\n",
                  feature == kFeatureSpanWriter ? "SpanWriter" : "BufferedReader/BufferedWriter");
 }
-void set_shared_features(uint32_t features) { shared = features; }
 
 Observations* observations() { return current; }
 void set_observations(Observations* record) { current = record; }

@@ -1,8 +1,8 @@
 // BASE's side of a HEAD-vs-BASE comparison (docs/base.md): compiled with the Core subject's
 // targets, harness and adapter against the BASE tree into one shared object (libcore_base.so) whose only exported
-// symbols are serdiff_base_run, serdiff_base_features and serdiff_base_has_target (fuzz_targets/base.map). Two copies of Core's symbols
-// cannot share one link; inside the shared object every symbol binds to its own copy, so HEAD (the fuzz binary) and
-// BASE each run their own Core.
+// symbols are serdiff_base_run, serdiff_base_features and serdiff_base_has_target (fuzz_targets/base.map). Two
+// copies of Core's symbols cannot share one link; inside the shared object every symbol binds to its own copy, so
+// HEAD (the fuzz binary) and BASE each run their own Core.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
