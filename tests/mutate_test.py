@@ -507,6 +507,36 @@ class Report(CoreTree):
         state["config"]["triage"] = "tools/mutate/triage-heldout.tsv"
         self.assertEqual(mutate.triage_of(state), mutate.ROOT / "tools/mutate/triage-heldout.tsv")
 
+    def test_a_survivor_killed_on_a_re_run_stays_a_survivor_as_first_measured(self):
+        # RERUN_SURVIVORS=1 replaces a survivor's result; the score as first measured must still count it as it
+        # was (the recorded training run's report once printed 93.8% "as first measured" for 88.0%).
+        state = quiet(mutate.plan, arguments(files=["serialize/streams.h"]), None, None, mutate.SerdiffSubject(),
+                      stub_generator(3))
+        first, second, third = state["mutants"][:3]
+        first.update(status="killed", phase="replay", target="prevector", check="x", seconds=0.1, elapsed=1.0)
+        for m in (second, third):
+            m.update(status="survived", detail="no kill", targets=["prevector"], reach="line", elapsed=1.0,
+                     suite="aaa1111")
+        mutate.make_pending(second)
+        self.assertEqual(second["first_result"], {"status": "survived", "suite": "aaa1111"})
+        second.update(status="killed", phase="replay", target="prevector", check="y", seconds=0.1, elapsed=1.0)
+        mutate.make_pending(second)  # a second re-run keeps the first result, not the re-run's
+        self.assertEqual(second["first_result"]["status"], "survived")
+        second.update(status="killed", phase="replay", target="prevector", check="y", seconds=0.1, elapsed=1.0)
+        out = Path(tempfile.mkdtemp(prefix="mutate-test-rerun-"))
+        self.addCleanup(shutil.rmtree, out)
+        triage = out / "triage.tsv"
+        triage.write_text(f"id\tverdict\treason\tevidence\n{second['id']}\tfixed\ta new check\tre-run\n")
+        mutate.TRIAGE_OVERRIDE = triage
+        self.addCleanup(setattr, mutate, "TRIAGE_OVERRIDE", None)
+        quiet(mutate.write_report, state, out)
+        summary = json.loads((out / "report.json").read_text())
+        self.assertEqual((summary["score"], summary["killed"], summary["killed_on_rerun"], summary["survived"]),
+                         (33.3, 1, 1, 2))
+        self.assertEqual(summary["survivors_triaged"], {"equivalent": 0, "fixed": 1, "open": 0, "untriaged": 1})
+        self.assertEqual(summary["score_after_strengthening"], 66.7)
+        self.assertIn("**score as first measured: 33.3%** (1/3)", (out / "report.md").read_text())
+
     def test_scores_round_a_half_up(self):
         # The recorded run's 385/400 is 96.25: round() made it 96.2 (a half to even), the docs write 96.3.
         self.assertEqual([mutate.percent(385, 400), mutate.percent(375, 400), mutate.percent(1, 3),

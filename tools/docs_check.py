@@ -273,8 +273,9 @@ RECORD_RULES = [
      "tools/mutate/results/core-report.json",
      lambda root, targets: (lambda r: (_score(r), str(r["killed"]), str(r["valid_non_equivalent"]), *_strengthened(r)))(
          _json(root, "tools/mutate/results/core-report.json"))),
-    ("docs/mutation.md", r"seed 1, [^\n]*? \| (\d+\.\d)% \((\d+)/(\d+)\), a training score", "tools/mutate/results/report.json",
-     lambda root, targets: (lambda r: (*_strengthened(r), str(r["valid_non_equivalent"])))(
+    ("docs/mutation.md", r"seed 1, [^\n]*? \| \*\*(\d+\.\d)%\*\* \((\d+)/(\d+)\) \| (\d+\.\d)% \((\d+)/\d+\)",
+     "tools/mutate/results/report.json",
+     lambda root, targets: (lambda r: (_score(r), str(r["killed"]), str(r["valid_non_equivalent"]), *_strengthened(r)))(
          _json(root, "tools/mutate/results/report.json"))),
     ("docs/core.md", r"both have, (\d+) behave the same and (\d+)\s+changed", "subjects/core/versions-consecutive.json",
      lambda root, targets: (lambda pair: (str(sum(1 for o in pair.values() if o["state"] == "agrees")),

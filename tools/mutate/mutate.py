@@ -1286,7 +1286,10 @@ RESULT_KEYS = ("detail", "not_reached", "targets", "reach", "differs_in", "build
 
 
 def make_pending(mutant):
-    """Forgets a mutant's result: it runs again."""
+    """Forgets a mutant's result: it runs again. Its first result (status, phase, target, suite) is kept as
+    "first_result" the first time it runs again, so the score as first measured still counts it as it was."""
+    if mutant.get("status") in ("killed", "survived") and "first_result" not in mutant:
+        mutant["first_result"] = {key: mutant[key] for key in ("status", "phase", "target", "suite") if key in mutant}
     for key in RESULT_KEYS:
         mutant.pop(key, None)
     mutant["status"] = "pending"
@@ -1459,11 +1462,19 @@ def percent(part, whole):
     return (2000 * part + whole) // (2 * whole) / 10 if whole else None
 
 
+def first_status(mutant):
+    """A mutant's status as first measured: a re-run (RERUN_SURVIVORS=1, RERUN=) against a strengthened suite
+    replaces its result but keeps the first one in "first_result"."""
+    return mutant.get("first_result", {}).get("status", mutant["status"])
+
+
 def summarize(state):
     chosen = selected(state)
     done = [m for m in chosen if m["status"] not in ("pending", "running")]
     scored = [m for m in done if m["status"] in ("killed", "survived")]
-    killed = [m for m in scored if m["status"] == "killed"]
+    # Every count and the score are as first measured; a survivor killed only on a re-run is counted apart.
+    killed = [m for m in scored if first_status(m) == "killed"]
+    killed_on_rerun = [m for m in scored if m["status"] == "killed" and first_status(m) == "survived"]
     kill_times = [m["seconds"] for m in killed]
     job_seconds = sum(m.get("elapsed", 0) for m in done)
     per_file, per_operator, per_directory, per_suite = {}, {}, {}, {}
@@ -1480,7 +1491,7 @@ def summarize(state):
         for table, key in keys:
             row = table.setdefault(key, {"killed": 0, "survived": 0, "not_reached": 0, "invalid": 0,
                                          "equivalent": 0, "error": 0})
-            row[m["status"]] += 1
+            row[first_status(m) if m["status"] in ("killed", "survived") else m["status"]] += 1
             row["not_reached"] += survived_not_reached(m)
     return {
         "config": state["config"], "generated": state["generated"],
@@ -1489,7 +1500,7 @@ def summarize(state):
         "invalid": sum(1 for m in done if m["status"] == "invalid"),
         "equivalent": sum(1 for m in done if m["status"] == "equivalent"),
         "errors": sum(1 for m in done if m["status"] == "error"),
-        "valid_non_equivalent": len(scored), "killed": len(killed),
+        "valid_non_equivalent": len(scored), "killed": len(killed), "killed_on_rerun": len(killed_on_rerun),
         "killed_by_replay": sum(1 for m in killed if m.get("phase") == "replay"),
         "killed_by_fuzzing": sum(1 for m in killed if m.get("phase") == "fuzz"),
         "killed_by_unit": sum(1 for m in killed if m.get("phase") == "unit"),
@@ -1579,7 +1590,7 @@ def write_report(state, out, prefix=""):
     summary = summarize(state)
     triage_path = triage_of(state)
     triage = load_triage(triage_path)
-    survivors = [m for m in summary["mutants"] if m["status"] == "survived"]
+    survivors = [m for m in summary["mutants"] if m["status"] in ("killed", "survived") and first_status(m) == "survived"]
     summary["survivors_triaged"] = {verdict: sum(1 for m in survivors if triage.get(m["id"], ("untriaged",))[0] == verdict)
                                     for verdict in ("equivalent", "fixed", "open", "untriaged")}
     # The score over the mutants not shown equivalent: survivors triaged "equivalent" (a reason why no input can
@@ -1613,7 +1624,10 @@ def write_report(state, out, prefix=""):
         + (f", {summary['killed_by_unit']} by the unit tests" if summary["killed_by_unit"] else "")
         + (f"; {summary['killed_head_failing']} of them killed, {HEAD_ALREADY_FAILING}: only by a target whose corpus "
            f"already fails on the unmutated tree" if summary["killed_head_failing"] else "") + "); "
-        f"survived {summary['survived']} ({summary['survived_not_reached']} not reached"
+        f"survived {summary['survived']}"
+        + (f" ({summary['killed_on_rerun']} of them killed later, on a re-run against the suite strengthened for "
+           f"them; counted as survivors here" if summary["killed_on_rerun"] else " (") +
+        (f"; " if summary["killed_on_rerun"] else "") + f"{summary['survived_not_reached']} not reached"
         + (f", {summary['survived_instantiation_only']} of them instantiation-only: compiled only in "
            f"{INSTANTIATION_UNIT}" if summary["survived_instantiation_only"] else "") + ")",
         f"- **score as first measured: {summary['score']}%** ({summary['killed']}/{summary['valid_non_equivalent']}); "
