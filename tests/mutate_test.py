@@ -537,6 +537,17 @@ class Report(CoreTree):
         self.assertEqual(summary["score_after_strengthening"], 66.7)
         self.assertIn("**score as first measured: 33.3%** (1/3)", (out / "report.md").read_text())
 
+    def test_tce_compiles_with_the_sanitizers_but_without_coverage(self):
+        # The kills run under ASan/UBSan: code only they add (container annotations) must be compared too.
+        entry = {"directory": "/b", "file": "/s/x.cpp", "command": "ccache clang++-19 -DX -O1 -g "
+                 "-fsanitize=address,undefined,fuzzer-no-link -fsanitize-ignorelist=/s/i.txt "
+                 "-fno-sanitize-recover=all -fsanitize-coverage=trace-pc-guard -MD -MT x.o -MF x.d -o x.o -c /s/x.cpp"}
+        self.assertEqual(mutate.Job.tce_arguments(entry),
+                         ["clang++-19", "-DX", "-fsanitize=address,undefined", "-fsanitize-ignorelist=/s/i.txt",
+                          "-fno-sanitize-recover=all", "-c", "/s/x.cpp"])
+        entry["command"] = "clang++-19 -fsanitize=fuzzer-no-link -c /s/x.cpp"
+        self.assertEqual(mutate.Job.tce_arguments(entry), ["clang++-19", "-c", "/s/x.cpp"])
+
     def test_scores_round_a_half_up(self):
         # The recorded run's 385/400 is 96.25: round() made it 96.2 (a half to even), the docs write 96.3.
         self.assertEqual([mutate.percent(385, 400), mutate.percent(375, 400), mutate.percent(1, 3),

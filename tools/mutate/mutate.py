@@ -11,7 +11,8 @@ helpers) are never mutated.
 Per mutant, in a per-job copy of the source tree (mutate-out/jobs/<n>/src, corpora/ included: a snapshot taken when
 the run starts, as are the mutated files' originals) and build tree:
   1. validity + trivial compiler equivalence (TCE): every translation unit of the fuzz binary that
-     includes the file is compiled at -O2 -g0 without sanitizers; a compile error = invalid. When every such
+     includes the file is compiled at -O2 -g0 with the fuzz build's sanitizers (not its coverage instrumentation);
+     a compile error = invalid. When every such
      object is byte-identical to the original's, the instantiation unit (tools/mutate/instantiate.cpp: every public
      template and member of serialize/ for the fuzz targets' types; serdiff subject only) is compiled too: its
      object differs = "survived (not reached)", reach "instantiation-only" (code no fuzz unit instantiates); it
@@ -833,7 +834,9 @@ class Job:
 
     @staticmethod
     def tce_arguments(entry):
-        """The unit's compile command without output, sanitizers, optimization, debug and dependency flags."""
+        """The unit's compile command without output, optimization, debug, dependency and coverage flags. The
+        sanitizers stay: code that exists only under them (ASan's container annotations, UBSan's checks) is compared
+        too, and a mutant that does not compile with them is invalid, as the kills run under them."""
         arguments = entry["arguments"] if "arguments" in entry else shlex.split(entry["command"])
         if arguments and Path(arguments[0]).name == "ccache":
             arguments = arguments[1:]
@@ -845,16 +848,20 @@ class Job:
             if argument in ("-o", "-MF", "-MT", "-MQ"):
                 skip = True
                 continue
-            if (argument.startswith(("-fsanitize", "-fno-sanitize", "-O", "-g", "-Werror", "-MD", "-MMD"))
-                    and argument != "-fsanitize=fuzzer-no-link"):
+            if argument.startswith(("-O", "-g", "-Werror", "-MD", "-MMD", "-fsanitize-coverage")):
                 continue
-            if argument == "-fsanitize=fuzzer-no-link":
+            if argument.startswith("-fsanitize=") and "fuzzer-no-link" in argument:
+                # libFuzzer's coverage counters (every edge a counter) would tell apart changes no input can: kept out,
+                # with the other sanitizers of the same flag kept.
+                others = [name for name in argument.split("=", 1)[1].split(",") if name != "fuzzer-no-link"]
+                if others:
+                    kept.append("-fsanitize=" + ",".join(others))
                 continue
             kept.append(argument)
         return kept
 
     def tce_compile(self, entry, scratch):
-        """Object bytes' SHA-256 of one unit at -O2 -g0 without sanitizers, or (None, error text)."""
+        """Object bytes' SHA-256 of one unit at -O2 -g0 with the build's sanitizers, or (None, error text)."""
         output = scratch / "unit.o"
         result = subprocess.run(self.tce_arguments(entry) + ["-O2", "-g0", "-o", str(output)], cwd=entry["directory"],
                                 capture_output=True, text=True)
