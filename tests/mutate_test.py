@@ -14,6 +14,7 @@ import contextlib
 import io
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -902,7 +903,7 @@ class EquivalenceByInstantiation(unittest.TestCase):
         verdict, detail = self.job.tce(self.mutant(5, "    T unused() const { return value.nothing(); }"), [])
         self.assertEqual(verdict, "invalid")
         self.assertIn("instantiation unit", detail)
-        # Without an instantiation unit (the Core subject) the uninstantiated mutant is equivalent, as before.
+        # Without an instantiation unit the uninstantiated mutant would be equivalent: the unit is what tells.
         self.job.instantiation = None
         self.assertEqual(self.job.tce(self.mutant(5, "    T unused() const { return value - 2; }"), [])[0],
                          "equivalent")
@@ -941,6 +942,28 @@ class EquivalenceByInstantiation(unittest.TestCase):
         compiler = shutil.which("clang++-19") or shutil.which("clang++")
         result = subprocess.run([compiler, "-std=c++20", f"-I{ROOT}", "-fsyntax-only",
                                  str(ROOT / mutate.INSTANTIATION_UNIT)], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr[-2000:])
+
+    def test_the_core_instantiation_unit_compiles_with_the_core_subjects_flags(self):
+        # tools/mutate/instantiate_core.cpp against the Core tree this checkout's ASan build compiled (the pinned one,
+        # or CORE_SRC), with subjects/core/subject.cpp's command as the TCE step takes it; it lists Core's files.
+        commands = ROOT / "build" / "asan" / "compile_commands.json"
+        entries = [e for e in json.loads(commands.read_text()) if e["file"].endswith("subjects/core/subject.cpp")] \
+            if commands.is_file() else []
+        if not entries:
+            self.skipTest("no Core subject in build/asan")
+        tree = Path(next(a for a in shlex.split(entries[0]["command"]) if a.endswith("bitcoin/src"))).parent
+        job = mutate.Job(0, Path(tempfile.mkdtemp(prefix="mutate-test-core-unit-")), 1, False,
+                         mutate.CoreSubject(tree), Path(tempfile.mkdtemp(prefix="mutate-test-core-work-")))
+        job.src = ROOT
+        job.subject.copy_root = lambda _job: tree / "src"
+        entry, included = job.instantiation_unit({"serialize.h": entries})
+        self.assertEqual(entry["file"], str((ROOT / mutate.CORE_INSTANTIATION_UNIT).resolve()))
+        for header in ("serialize.h", "streams.h", "prevector.h", "undo.h", "primitives/transaction.h",
+                       "primitives/block.h"):
+            self.assertIn(header, included)
+        result = subprocess.run(job.tce_arguments(entry) + ["-fsyntax-only"], cwd=entry["directory"],
+                                capture_output=True, text=True)
         self.assertEqual(result.returncode, 0, result.stderr[-2000:])
 
 

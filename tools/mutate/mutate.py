@@ -92,6 +92,9 @@ CORE_TRIAGE = ROOT / "tools" / "mutate" / "triage-core.tsv"
 # tree, with the compile command of serialize/codec.cpp; it instantiates every public template and member of
 # serialize/ for the types the fuzz targets use.
 INSTANTIATION_UNIT = "tools/mutate/instantiate.cpp"
+# The Core subject's (tools/mutate/instantiate_core.cpp), compiled with the command of the Core subject's
+# subjects/core/subject.cpp (the tree's include directories and probe definitions).
+CORE_INSTANTIATION_UNIT = "tools/mutate/instantiate_core.cpp"
 INSTANTIATION_ONLY = "instantiation-only"
 # The target of merged reach (an lcov record with no test name, --reach-lcov): the line is reached, by some target
 # the file does not name, so every target runs on its mutants.
@@ -789,19 +792,22 @@ class Job:
             sys.exit(f"mutate: job {self.index}: no unit of {self.subject.binary} found to include "
                      f"{self.subject.title} (ninja -t deps in {self.build}); cannot tell equivalent mutants")
         self.units_of = units_of
-        if self.subject.name == "serdiff":
-            self.instantiation = self.instantiation_unit(units_of)
+        self.instantiation = self.instantiation_unit(units_of)
 
     def instantiation_unit(self, units_of):
         """(compile entry, {mutable file it includes}) for INSTANTIATION_UNIT in the job's copy: serialize/codec.cpp's
         command (the fuzz tree's flags and include directories) with the source and output replaced."""
-        source = (self.src / INSTANTIATION_UNIT).resolve()
+        core = self.subject.name == "core"
+        unit_name = CORE_INSTANTIATION_UNIT if core else INSTANTIATION_UNIT
+        source = (self.src / unit_name).resolve()
         if not source.is_file():
             sys.exit(f"mutate: job {self.index}: {source} missing (the instantiation unit of the TCE step)")
-        entries = [e for e in units_of.get("serialize/serialize.h", []) if e["file"].endswith("serialize/codec.cpp")]
-        entries = entries or units_of.get("serialize/serialize.h", [])
+        header, flags_from = ("serialize.h", "subjects/core/subject.cpp") if core else ("serialize/serialize.h",
+                                                                                       "serialize/codec.cpp")
+        entries = [e for e in units_of.get(header, []) if e["file"].endswith(flags_from)]
+        entries = entries or units_of.get(header, [])
         if not entries:
-            sys.exit(f"mutate: job {self.index}: no unit includes serialize/serialize.h: no flags for {INSTANTIATION_UNIT}")
+            sys.exit(f"mutate: job {self.index}: no unit includes {header}: no flags for {unit_name}")
         entry = entries[0]
         arguments = entry["arguments"] if "arguments" in entry else shlex.split(entry["command"])
         arguments = [str(source) if a == entry["file"] or (Path(entry["directory"]) / a).resolve() ==
@@ -810,14 +816,14 @@ class Job:
         result = subprocess.run(self.tce_arguments(unit) + ["-M"], cwd=entry["directory"], capture_output=True,
                                 text=True)
         if result.returncode != 0:
-            sys.exit(f"mutate: job {self.index}: {INSTANTIATION_UNIT} does not compile: {first_error(result.stderr)}")
+            sys.exit(f"mutate: job {self.index}: {unit_name} does not compile: {first_error(result.stderr)}")
         copies, included = self.subject.copy_root(self).resolve(), set()
         for word in result.stdout.replace("\\\n", " ").split():
             try:
                 relative = str((Path(entry["directory"]) / word).resolve().relative_to(copies))
             except ValueError:
                 continue
-            if directory_of(relative):
+            if (relative in self.subject.default_files()) if core else directory_of(relative):
                 included.add(relative)
         return unit, included
 
@@ -912,13 +918,14 @@ class Job:
                     return "different", str(Path(key).relative_to(self.src) if Path(key).is_relative_to(self.src)
                                             else Path(key).relative_to(self.base))
             if self.instantiation and mutant["file"] in self.instantiation[1]:
-                baseline, digest, error = self.tce_pair(INSTANTIATION_UNIT, self.instantiation[0], mutant, scratch)
+                unit_name = CORE_INSTANTIATION_UNIT if self.subject.name == "core" else INSTANTIATION_UNIT
+                baseline, digest, error = self.tce_pair(unit_name, self.instantiation[0], mutant, scratch)
                 if digest is None:
-                    return "invalid", f"{INSTANTIATION_UNIT} (instantiation unit only): {first_error(error)}"
+                    return "invalid", f"{unit_name} (instantiation unit only): {first_error(error)}"
                 if digest != baseline:
                     return INSTANTIATION_ONLY, (f"identical objects in all {len(units)} units of the fuzz binary; "
-                                                f"{INSTANTIATION_UNIT}'s differs: code no fuzz unit instantiates")
-                return "equivalent", (f"identical objects in all {len(units)} units and in {INSTANTIATION_UNIT} "
+                                                f"{unit_name}'s differs: code no fuzz unit instantiates")
+                return "equivalent", (f"identical objects in all {len(units)} units and in {unit_name} "
                                       f"(-O2 -g0)")
             return "equivalent", f"identical objects in all {len(units)} units (-O2 -g0)"
         finally:
@@ -1147,7 +1154,7 @@ def process(job, mutant, state, options, shared, seconds, arguments):
             # Compiled into no unit of the fuzz binary, so no target can run it: not reached, not equivalent.
             targets = mutant["targets"] = []
             mutant["reach"] = reach_kind = INSTANTIATION_ONLY
-            mutant["differs_in"] = INSTANTIATION_UNIT
+            mutant["differs_in"] = CORE_INSTANTIATION_UNIT if job.subject.name == "core" else INSTANTIATION_UNIT
         elif verdict != "different":
             mutant["status"], mutant["detail"] = verdict, detail
             return
@@ -1636,7 +1643,8 @@ def write_report(state, out, prefix=""):
            f"them; counted as survivors here" if summary["killed_on_rerun"] else " (") +
         (f"; " if summary["killed_on_rerun"] else "") + f"{summary['survived_not_reached']} not reached"
         + (f", {summary['survived_instantiation_only']} of them instantiation-only: compiled only in "
-           f"{INSTANTIATION_UNIT}" if summary["survived_instantiation_only"] else "") + ")",
+           f"{CORE_INSTANTIATION_UNIT if subject.name == 'core' else INSTANTIATION_UNIT}"
+           if summary["survived_instantiation_only"] else "") + ")",
         f"- **score as first measured: {summary['score']}%** ({summary['killed']}/{summary['valid_non_equivalent']}); "
         f"median seconds to kill: {summary['median_seconds_to_kill']} "
         f"(by fuzzing only: {summary['median_seconds_to_kill_by_fuzzing']})",
