@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 
+#include "model/bits.h"
 #include "model/codec_table.h"
 #include "model/decoded.h"
 #include "model/model.h"
@@ -52,6 +53,13 @@ model::Bytes encode_default_block();
 // without sizing a stack alone, so the size_computer target sizes each stack alone too.
 model::Bytes encode_witness_stack(const model::WitnessStack& witness);
 uint64_t witness_stack_size(const model::WitnessStack& witness);
+
+// Bit streams (model/bits.h): the subject's BitStreamWriter over a byte stream running `ops` as writes (Golomb-Rice
+// codes with the subject's GolombRiceEncode), and its BitStreamReader over `bytes` running them as reads
+// (GolombRiceDecode); an alignment is Flush(), or a new reader on the same stream. A bad bit count (Core's
+// std::out_of_range) and the stream's end of data stop the run; the writer flushes as it goes out of scope.
+model::BitWriteResult bit_write(std::span<const model::BitOp> ops);
+model::BitReadResult bit_read(std::span<const uint8_t> bytes, std::span<const model::BitOp> ops);
 
 // Where a subject's code departs from docs/format.md on purpose (docs/divergences.md lists each with an
 // input), the harness compares it against the rule the subject keeps, and nowhere else.

@@ -36,7 +36,7 @@ class DocsCheck(unittest.TestCase):
         # The records the docs' numbers are checked against (tools/docs_check.py RECORD_RULES).
         for record in ("tools/mutate/results", "tests/planted/bugs.tsv", "tests/planted/core/defects.tsv",
                        "subjects/core/absent_targets.tsv", "subjects/core/versions-matrix.json",
-                       "subjects/core/versions-consecutive.json"):
+                       "subjects/core/versions-consecutive.json", "bench/records"):
             (self.tree / record).parent.mkdir(parents=True, exist_ok=True)
             if (ROOT / record).is_dir():
                 shutil.copytree(ROOT / record, self.tree / record)
@@ -128,9 +128,9 @@ class DocsCheck(unittest.TestCase):
         self.assert_fails("docs/findings.md:", "a table cell of 5")
 
     def test_number_disagreeing_with_its_record(self):
-        self.edit("README.md", "14 of 19 targets run on Core's source", "15 of 19 targets run on Core's source")
-        self.assert_fails("README.md:", "says 15, 19 where the fuzz binary's --list --json and "
-                                        "subjects/core/absent_targets.tsv gives 14, 19")
+        self.edit("README.md", "15 of 20 targets run on Core's source", "16 of 20 targets run on Core's source")
+        self.assert_fails("README.md:", "says 16, 20 where the fuzz binary's --list --json and "
+                                        "subjects/core/absent_targets.tsv gives 15, 20")
 
     def test_record_changed_under_its_sentence(self):
         path = self.tree / "tools/mutate/results/core-report.json"
@@ -147,8 +147,18 @@ class DocsCheck(unittest.TestCase):
         self.assert_fails("docs/core.md: its table of subjects/core/versions-matrix.json is not what "
                           "`tools/core_versions.py --render subjects/core/versions-matrix.json` prints")
 
+    def test_bench_tables_stale_or_without_record(self):
+        path = self.tree / "bench/records/bench.json"
+        record = json.loads(path.read_text())
+        record["benchmarks"] = [dict(row, ns_per_op=row["ns_per_op"] * 2) for row in record["benchmarks"]]
+        path.write_text(json.dumps(record))
+        (self.tree / "bench/records/fuzz-bench-2.json").unlink()
+        self.assert_fails("docs/bench.md: its table of bench/records/bench.json is not what "
+                          "`bench/report.py summary bench/records/bench.json` prints",
+                          "docs/bench.md: its table's record bench/records/fuzz-bench-2.json is missing")
+
     def test_checked_sentence_gone(self):
-        self.edit("README.md", "all 33 defects planted in Core's files", "every defect planted in Core's files")
+        self.edit("README.md", "all 34 defects planted in Core's files", "every defect planted in Core's files")
         self.assert_fails("README.md: no sentence matching the rule for tests/planted/core/defects.tsv")
 
     def test_fuzz_target_renamed_in_the_code(self):

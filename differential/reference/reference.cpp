@@ -80,8 +80,9 @@ model::uint256 read_hash(Reader& reader) { return reader.read_uint256(); }
 
 void write_coin(Writer& writer, const model::Coin& coin)
 {
-    // u32 arithmetic as Bitcoin Core: a height of 2^31 or more wraps in the code.
-    const uint32_t code = coin.height * uint32_t{2} + (coin.coinbase ? 1u : 0u);
+    // u32 arithmetic as Bitcoin Core: a height of 2^31 or more wraps in the code (computed in u64 and cut to 32 bits,
+    // so -fsanitize=integer sees no overflow: tools/corpus_gen's undo seeds have such heights).
+    const auto code = static_cast<uint32_t>(uint64_t{coin.height} * 2 + (coin.coinbase ? 1u : 0u));
     writer.write_varint(code, model::IntKind::U32);
     if (coin.height > 0) writer.write_byte(0);  // the legacy version VarInt, always written as 0
     writer.write_varint(compress_amount(static_cast<uint64_t>(coin.out.value)), model::IntKind::U64);

@@ -14,6 +14,7 @@
 #include <serialize.h>
 #include <streams.h>
 #include <undo.h>
+#include <util/golombrice.h>
 #if SERDIFF_CORE_HAS_OBFUSCATION
 #include <util/obfuscation.h>
 #endif
@@ -337,6 +338,56 @@ const Divergences& divergences()
                                   .compressed_script_read_keeps_old_bytes = true,
                                   .negative_varint_written = true};
     return core;
+}
+
+// Core's BitStreamWriter into a DataStream and BitStreamReader from one (util/golombrice.h for the Golomb-Rice
+// codes), as blockfilter.cpp builds and reads a BIP 158 filter.
+model::BitWriteResult bit_write(std::span<const model::BitOp> ops)
+{
+    model::BitWriteResult result;
+    DataStream stream;
+    size_t i = 0;
+    try {
+        BitStreamWriter<DataStream> writer(stream);  // Core's destructor flushes
+        for (; i < ops.size(); ++i) {
+            const model::BitOp& op = ops[i];
+            switch (op.kind) {
+            case model::BitOp::Kind::kBits: writer.Write(op.value, op.nbits); break;
+            case model::BitOp::Kind::kGolombRice: GolombRiceEncode(writer, op.rice_parameter, op.value); break;
+            case model::BitOp::Kind::kAlign: writer.Flush(); break;
+            }
+        }
+    } catch (const std::out_of_range&) {
+        result.refused_at = i;
+    }
+    result.bytes = take_bytes(stream);
+    return result;
+}
+
+model::BitReadResult bit_read(std::span<const uint8_t> bytes, std::span<const model::BitOp> ops)
+{
+    model::BitReadResult result;
+    DataStream stream{bytes};
+    std::optional<BitStreamReader<DataStream>> reader{std::in_place, stream};
+    for (size_t i = 0; i < ops.size(); ++i) {
+        const model::BitOp& op = ops[i];
+        try {
+            switch (op.kind) {
+            case model::BitOp::Kind::kBits: result.values.push_back(reader->Read(op.nbits)); break;
+            case model::BitOp::Kind::kGolombRice: result.values.push_back(GolombRiceDecode(*reader, op.rice_parameter)); break;
+            case model::BitOp::Kind::kAlign: reader.emplace(stream); break;
+            }
+        } catch (const std::out_of_range&) {
+            result.stopped_at = i;
+            result.out_of_range = true;
+            break;
+        } catch (const std::ios_base::failure&) {  // DataStream's "end of data"
+            result.stopped_at = i;
+            break;
+        }
+    }
+    empty(stream);
+    return result;
 }
 
 }  // namespace serdiff::subject

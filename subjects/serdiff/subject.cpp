@@ -1,6 +1,11 @@
 // The serdiff subject: serdiff's own optimized serializer (serialize/) behind the harness's seam.
 #include "differential/subject.h"
 
+#include <optional>
+#include <stdexcept>
+#include <string_view>
+
+#include "serialize/bitstream.h"
 #include "serialize/codec.h"
 #include "serialize/compression.h"
 #include "serialize/model_formats.h"
@@ -86,6 +91,55 @@ const Divergences& divergences()
 {
     static const Divergences none;
     return none;
+}
+
+model::BitWriteResult bit_write(std::span<const model::BitOp> ops)
+{
+    model::BitWriteResult result;
+    optimized::VectorWriter stream(result.bytes, 0);
+    size_t i = 0;
+    try {
+        optimized::BitStreamWriter<optimized::VectorWriter> writer(stream);  // flushes as it goes out of scope
+        for (; i < ops.size(); ++i) {
+            const model::BitOp& op = ops[i];
+            switch (op.kind) {
+            case model::BitOp::Kind::kBits: writer.Write(op.value, op.nbits); break;
+            case model::BitOp::Kind::kGolombRice: optimized::GolombRiceEncode(writer, op.rice_parameter, op.value); break;
+            case model::BitOp::Kind::kAlign: writer.Flush(); break;
+            }
+        }
+    } catch (const std::out_of_range&) {
+        result.refused_at = i;
+    }
+    return result;
+}
+
+model::BitReadResult bit_read(std::span<const uint8_t> bytes, std::span<const model::BitOp> ops)
+{
+    model::BitReadResult result;
+    optimized::SpanReader stream(bytes);
+    std::optional<optimized::BitStreamReader<optimized::SpanReader>> reader{std::in_place, stream};
+    for (size_t i = 0; i < ops.size(); ++i) {
+        const model::BitOp& op = ops[i];
+        try {
+            switch (op.kind) {
+            case model::BitOp::Kind::kBits: result.values.push_back(reader->Read(op.nbits)); break;
+            case model::BitOp::Kind::kGolombRice:
+                result.values.push_back(optimized::GolombRiceDecode(*reader, op.rice_parameter));
+                break;
+            case model::BitOp::Kind::kAlign: reader.emplace(stream); break;
+            }
+        } catch (const std::out_of_range&) {
+            result.stopped_at = i;
+            result.out_of_range = true;
+            break;
+        } catch (const optimized::SerializeError& error) {
+            if (std::string_view(error.what()) != model::errors::kEndOfData) throw;
+            result.stopped_at = i;
+            break;
+        }
+    }
+    return result;
 }
 
 }  // namespace serdiff::subject

@@ -233,7 +233,7 @@ void generate_undo()
             coin.out = {amount, script};
             coin.height = height;
             coin.coinbase = (height % 3) == 0;
-            height = height * 7 + 1;
+            height = static_cast<uint32_t>(uint64_t{height} * 7 + 1);  // wraps at 2^32 on purpose (the seeds depend on it)
             tx_undo.prevouts.push_back(coin);
         }
     }
@@ -336,6 +336,15 @@ void generate_size_computer_lengths()
     add("size_computer", "block-scripts-65536", block.bytes);
 }
 
+// A 64-bit linear congruential step: multiplies and adds modulo 2^64 by definition (no integer-sanitizer report).
+#if defined(__clang__)
+__attribute__((no_sanitize("unsigned-integer-overflow")))
+#endif
+uint64_t lcg_next(uint64_t state)
+{
+    return state * 6364136223846793005ULL + 1442695040888963407ULL;
+}
+
 void generate_size_computer()
 {
     // The first byte picks the object type (6 kinds); the rest drives the ValueGenerator.
@@ -344,7 +353,7 @@ void generate_size_computer()
         for (size_t size : {24, 200, 2000}) {
             Bytes bytes{static_cast<uint8_t>(kind)};
             for (size_t i = 1; i < size; ++i) {
-                state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+                state = lcg_next(state);
                 bytes.push_back(static_cast<uint8_t>(state >> 56));
             }
             add("size_computer", "kind" + std::to_string(kind) + "-" + std::to_string(size), bytes);
@@ -578,6 +587,68 @@ void generate_obfuscation()
         }
     }
     token({"obfuscation"}, "offset_near_u64_max", {0xf8, 0xf9, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff});
+}
+
+// bit_stream programs (fuzz_targets/bit_stream.cpp): kind byte (0 bits, 5 a Golomb-Rice code, 7 an alignment),
+// count or parameter byte, number; 0xff ends the program and the rest is the stream the program reads.
+void generate_bit_stream()
+{
+    const auto bits = [](ProgramWriter& w, uint8_t count, uint64_t value) { w.byte(0).byte(count).number(value); };
+    const auto rice = [](ProgramWriter& w, uint8_t parameter, uint64_t value) { w.byte(5).byte(parameter).number(value); };
+    const auto align = [](ProgramWriter& w) { w.byte(7); };
+    const auto end = [](ProgramWriter& w, std::initializer_list<uint8_t> stream) { w.byte(0xff).raw(stream); };
+    // Every kind of bit count, after 3 bits so that each write straddles a byte boundary.
+    for (uint8_t count : {0, 1, 2, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 56, 57, 63, 64}) {
+        ProgramWriter w;
+        bits(w, 3, 5);
+        bits(w, count, 0xfedcba9876543210ULL);
+        bits(w, count, ~uint64_t{0});
+        align(w);
+        bits(w, count, 1);
+        end(w, {0xa5, 0x5a, 0xff, 0x00, 0x81, 0x7e, 0xc3, 0x3c, 0x12, 0x34});
+        add("bit_stream", "bits-" + std::to_string(count), w.bytes);
+    }
+    // Golomb-Rice codes: BIP 158's P = 19 and the edges, quotients 0, 1, 3 and the harness's largest (4096); the
+    // stream: long runs of one bits.
+    for (uint8_t parameter : {0, 1, 7, 8, 19, 20, 32, 63}) {
+        ProgramWriter w;
+        bits(w, 1, 1);
+        const uint64_t unit = uint64_t{1} << parameter;
+        for (uint64_t value : {uint64_t{0}, unit - 1, unit, parameter == 63 ? unit + 5 : 3 * unit + 5,
+                               parameter == 63 ? unit : 4096 * unit}) {
+            rice(w, parameter, value);
+        }
+        align(w);
+        rice(w, parameter, unit + 1);
+        end(w, {0xff, 0xff, 0xfe, 0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 0x00, 0xff, 0x7f});
+        add("bit_stream", "golomb-rice-p" + std::to_string(parameter), w.bytes);
+    }
+    // A bad bit count after a partial byte: the writer stops there and still flushes the partial byte.
+    for (int bad = 0xf8; bad <= 0xff; ++bad) {
+        ProgramWriter w;
+        bits(w, 5, 0x15);
+        bits(w, static_cast<uint8_t>(bad), 7);
+        bits(w, 8, 0xff);
+        end(w, {0xc0, 0x01});
+        add("bit_stream", "bad-count-" + std::to_string(bad - 0xf8), w.bytes);
+    }
+    // Reads past the end of the stream: mid-value, and a unary quotient that never ends.
+    {
+        ProgramWriter w;
+        bits(w, 64, 0);
+        bits(w, 64, 0);
+        bits(w, 7, 0);
+        end(w, {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a});
+        add("bit_stream", "read-past-end", w.bytes);
+    }
+    {
+        ProgramWriter w;
+        rice(w, 19, 0);
+        end(w, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff});
+        add("bit_stream", "unary-without-end", w.bytes);
+    }
+    token({"bit_stream"}, "end_of_program", {0xff});
+    token({"bit_stream"}, "golomb_rice_p19", {0x05, 0x13});
 }
 
 // prevector programs (fuzz_targets/prevector.cpp): shape byte, then op bytes (op % 18) with their arguments.
@@ -949,7 +1020,7 @@ void generate_block_store()
     Bytes source;
     uint64_t state = 0xb10c;
     for (int i = 0; i < 600; ++i) {
-        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        state = lcg_next(state);
         source.push_back(static_cast<uint8_t>(state >> 56));
     }
     const Bytes block = generator_prefix(source, [](auto& g) { g.block(); });
@@ -1240,6 +1311,7 @@ int main(int argc, char** argv)
         generate_size_computer();
         generate_primitive_stream();
         generate_obfuscation();
+        generate_bit_stream();
         generate_prevector();
         generate_compression();
         generate_model_containers();
