@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "tools" / "mutate"))
 import mutate  # noqa: E402
 
 BRIEF_FILES = ["serialize.h", "streams.h", "streams.cpp", "util/obfuscation.h", "prevector.h", "compressor.cpp",
-               "undo.h", "primitives/transaction.h", "primitives/block.h"]
+               "undo.h", "primitives/transaction.h", "primitives/block.h", "util/golombrice.h"]
 
 
 def stub_generator(lines_per_file=20):

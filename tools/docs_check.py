@@ -29,6 +29,7 @@ import json
 import os
 import re
 import shlex
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -230,11 +231,45 @@ def _strengthened(record):
     return _score(record, "score_after_strengthening"), str(record["killed"] + record["survivors_triaged"]["fixed"])
 
 
+def _bench_block_row(root):
+    """README's make bench numbers from bench/records/bench.json: block 413,567's serialize (reused buffer) and
+    deserialize times in µs for the optimized side, rust-bitcoin and btcd, the goals met, the commit and the loads."""
+    record = _json(root, "bench/records/bench.json")
+    rows = {(r["group"], r["subject"], r["implementation"]): r["ns_per_op"] for r in record["benchmarks"]}
+    times = [f"{rows[(group, '413567', implementation)] / 1000:,.1f}"
+             for group, implementations in (("SerializeBlock", ("optimized-reused", "rust-bitcoin", "btcd")),
+                                            ("DeserializeBlock", ("optimized", "rust-bitcoin", "btcd")))
+             for implementation in implementations]
+    goals = [g for g in record["goals"] if g["met"] is not None]
+    machine = record["machine"]
+    return (*times, str(sum(1 for g in goals if g["met"])), str(len(goals)), machine["git_commit"],
+            f"{machine['load_average_at_start'][0]:.1f}", f"{machine['load_average_after'][0]:.1f}")
+
+
+def _fuzz_bench_rates(root):
+    """README's make fuzz-bench numbers: the median exec/CPU-s of four targets and the empty ceiling over the three
+    records (as tools/fuzz/bench.py --render takes them), their commit(s) and the lowest and highest 1-minute load."""
+    runs = [_json(root, f"bench/records/fuzz-bench-{n}.json") for n in (1, 2, 3)]
+    median = lambda values: str(f"{int(statistics.median(values)):,}")  # noqa: E731
+    rates = [median([next(t["exec_per_cpu_sec"] for t in run["targets"] if t["target"] == name) for run in runs])
+             for name in ("transaction", "block", "compact_size", "obfuscation")]
+    loads = sorted(load for run in runs for load in (run["load_before"][0], run["load_after"][0]))
+    return (*rates, median([run["ceiling"]["exec_per_cpu_sec"] for run in runs]),
+            ", ".join(sorted({run.get("commit") or "?" for run in runs})), f"{loads[0]:.1f}", f"{loads[-1]:.1f}")
+
+
 # Numbers that a command measured, each checked against the record it came from (the record's path is named in
 # the problem). A rule: the page, a pattern whose groups are the numbers, the record, and a
 # function giving the numbers the record holds (strings, in the pattern's order) from the repository root and the
 # fuzz binary's target names. A rule whose sentence is gone is a problem too: reword the rule with the sentence.
 RECORD_RULES = [
+    ("README.md", r"one core: `transaction` ([\d,]+), `block` ([\d,]+), `compact_size` ([\d,]+), `obfuscation` ([\d,]+); "
+                  r"the empty target ([\d,]+) \(medians of three runs, ([\w, ]+), load ([\d.]+)-([\d.]+)\)",
+     "bench/records/fuzz-bench-{1,2,3}.json", lambda root, targets: _fuzz_bench_rates(root)),
+    ("README.md", r"block 413,567: serialize ([\d.,]+) µs \(rust-bitcoin ([\d.,]+), btcd ([\d.,]+)\), deserialize "
+                  r"([\d.,]+) µs \(([\d.,]+), ([\d.,]+)\); (\d+) of (\d+) goals met \((\w+), load ([\d.]+) at the "
+                  r"start, ([\d.]+) at the end\)",
+     "bench/records/bench.json", lambda root, targets: _bench_block_row(root)),
     ("README.md", r"(\d+) of (\d+) targets run on Core's source",
      "the fuzz binary's --list --json and subjects/core/absent_targets.tsv",
      lambda root, targets: (str(len(targets) - len(_tsv_rows(root, "subjects/core/absent_targets.tsv"))),
@@ -251,9 +286,10 @@ RECORD_RULES = [
      "tools/mutate/results/core-report.json",
      lambda root, targets: (lambda r: (_score(r), str(r["killed"]), str(r["valid_non_equivalent"]),
                                        *_strengthened(r)))(_json(root, "tools/mutate/results/core-report.json"))),
-    ("README.md", r"the training sample of `serialize/` (\d+\.\d)% \((\d+)/(\d+)\) after strengthening",
+    ("README.md", r"the training sample of `serialize/` (\d+\.\d)% \((\d+)/(\d+)\) as first measured, (\d+\.\d)% "
+                  r"\((\d+)/\d+\) after strengthening",
      "tools/mutate/results/report.json",
-     lambda root, targets: (lambda r: (*_strengthened(r), str(r["valid_non_equivalent"])))(
+     lambda root, targets: (lambda r: (_score(r), str(r["killed"]), str(r["valid_non_equivalent"]), *_strengthened(r)))(
          _json(root, "tools/mutate/results/report.json"))),
     ("README.md", r"\(held out\): `serialize/` (\d+\.\d)% \((\d+)/(\d+)\)", "tools/mutate/results/heldout-serialize.json",
      lambda root, targets: (lambda r: (_score(r), str(r["killed"]), str(r["valid_non_equivalent"])))(
@@ -299,18 +335,47 @@ def _core_versions_table(record_path):
     return core_versions.render(json.loads(record_path.read_text(encoding="utf-8")))
 
 
+def _tool_output(root, script, *arguments):
+    """What one of this checkout's scripts (bench/report.py summary, tools/fuzz/bench.py --render) prints for the
+    records of the tree at `root` (the arguments are paths relative to it)."""
+    tools_root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, str(tools_root / script), *arguments], cwd=root, capture_output=True,
+                          text=True)
+    if done.returncode != 0:
+        raise ValueError(f"{script} {' '.join(arguments)} failed: {done.stderr.strip()}")
+    return done.stdout.rstrip("\n")
+
+
+FUZZ_BENCH_RECORDS = ",".join(f"bench/records/fuzz-bench-{n}.json" for n in (1, 2, 3))
+
 GENERATED_TABLES = [
-    ("docs/core.md", "subjects/core/versions-matrix.json", "tools/core_versions.py --render", _core_versions_table),
+    ("docs/core.md", "subjects/core/versions-matrix.json", "tools/core_versions.py --render",
+     lambda root: _core_versions_table(root / "subjects/core/versions-matrix.json")),
+    ("docs/bench.md", "bench/records/bench.json", "bench/report.py summary",
+     lambda root: _tool_output(root, "bench/report.py", "summary", "bench/records/bench.json")),
+    ("docs/bench.md", "bench/records/callgrind.json", "bench/report.py summary",
+     lambda root: _tool_output(root, "bench/report.py", "summary", "bench/records/callgrind.json")),
+    ("docs/bench.md", FUZZ_BENCH_RECORDS, "tools/fuzz/bench.py --render",
+     lambda root: _tool_output(root, "tools/fuzz/bench.py", "--render", FUZZ_BENCH_RECORDS)),
 ]
 
 
 def check_records(checker, root, fuzz_targets):
     for page, record, command, render in GENERATED_TABLES:
-        path, record_path = root / page, root / record
-        if not path.is_file() or not record_path.is_file():
+        path = root / page
+        if not path.is_file():
+            continue
+        missing = [one for one in record.split(",") if not (root / one).is_file()]
+        if missing:
+            checker.problems.append(f"{page}: its table's record {', '.join(missing)} is missing")
             continue
         checker.counts["records"] = checker.counts.get("records", 0) + 1
-        if render(record_path) not in path.read_text(encoding="utf-8"):
+        try:
+            rendered = render(root)
+        except (OSError, ValueError, KeyError) as error:
+            checker.problems.append(f"{page}: {record} cannot be rendered: {error}")
+            continue
+        if rendered not in path.read_text(encoding="utf-8"):
             checker.problems.append(f"{page}: its table of {record} is not what `{command} {record}` prints: "
                                     f"paste that output in place of the old table")
     for page, pattern, record, expected in RECORD_RULES:

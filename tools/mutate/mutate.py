@@ -85,7 +85,7 @@ PLANTED_HEADER = "serialize/planted.h"
 MUTATED_DIRS = ("serialize", "model", "crypto")
 # The Core subject: Bitcoin Core's serialization files, relative to the Core tree's src/ (docs/mutation-core.md).
 CORE_FILES = ("serialize.h", "streams.h", "streams.cpp", "util/obfuscation.h", "prevector.h", "compressor.cpp",
-              "undo.h", "primitives/transaction.h", "primitives/block.h")
+              "undo.h", "primitives/transaction.h", "primitives/block.h", "util/golombrice.h")
 CORE_WORK = ROOT / "build" / "mutate-core"           # the Core subject's job trees and coverage build
 CORE_TRIAGE = ROOT / "tools" / "mutate" / "triage-core.tsv"
 # The instantiation unit (docs/mutation.md, "Equivalence"): compiled only by the TCE step, in every job's copy of the

@@ -57,7 +57,7 @@ COVERAGE_BUILD = WORK / "build-cov"
 SERIALIZATION_FILES = (
     "src/serialize.h", "src/streams.h", "src/streams.cpp", "src/util/obfuscation.h", "src/prevector.h",
     "src/compressor.cpp", "src/compressor.h", "src/undo.h", "src/primitives/transaction.h",
-    "src/primitives/block.h", "src/primitives/transaction.cpp", "src/primitives/block.cpp",
+    "src/primitives/block.h", "src/primitives/transaction.cpp", "src/primitives/block.cpp", "src/util/golombrice.h",
 )
 NOT_MEASURED = "not measured"
 # A case whose HEAD runs this fraction more instructions than BASE is a slowdown the verdict names.
