@@ -29,6 +29,7 @@ import platform
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 # The benchmark goals (docs/bench.md): (description, numerator group/implementation, denominator, target, kind).
 # kind "faster": time(denominator) / time(numerator) >= target; "within": time(num) / time(den) <= target.
@@ -638,7 +639,80 @@ def run_callgrind(args):
           file=sys.stderr)
 
 
+# The block-codec columns of the summary: (heading, group, implementation).
+SUMMARY_COLUMNS = [("Serialize (reused buffer)", "SerializeBlock", "optimized-reused"),
+                   ("rust-bitcoin", "SerializeBlock", "rust-bitcoin"), ("btcd", "SerializeBlock", "btcd"),
+                   ("Deserialize", "DeserializeBlock", "optimized"),
+                   ("rust-bitcoin", "DeserializeBlock", "rust-bitcoin"), ("btcd", "DeserializeBlock", "btcd"),
+                   ("SizeComputer", "SizeComputerBlock", "optimized"), ("memcpy", "memcpy", "memcpy")]
+
+
+def summary_lines(record):
+    """The short tables docs/bench.md shows, rendered from a recorded bench-out/results.json (times, µs) or
+    bench-out/callgrind.json (instructions): one row per block, the goals met and missed, and the Core-from-source
+    comparisons. docs_check compares the page with this output, so the page's numbers are the record's."""
+    timed = record["command"] == "make bench"
+    field = "ns_per_op" if timed else "instructions_per_op"
+    results = {(r["group"], r["subject"], r["implementation"]): r for r in record["benchmarks"]}
+    machine = record["machine"]
+    blocks = sorted({key[1] for key in results if key[0] == "SerializeBlock" and ":" not in key[1]}, key=natural_key)
+
+    def number(x):
+        if x is None:
+            return "-"
+        if timed:
+            return f"{x / 1000:,.1f}"
+        return f"{x:,.0f}"
+
+    if timed:
+        settings = record.get("settings", {})
+        head = (f"`{record['command']}` at {machine.get('git_commit') or '?'}, {machine.get('date', '?')}, "
+                f"{machine['cpu']}, {machine['cores']} cores, {machine['compiler']}: median of "
+                f"{settings.get('repetitions', '?')} repetitions, load average {machine['load_average_at_start'][0]} "
+                f"at the start and {(machine.get('load_average_after') or ['?'])[0]} at the end. Times in µs:")
+    else:
+        head = (f"`{record['command']}` at {machine.get('git_commit') or '?'}, {machine.get('date', '?')}: "
+                f"instructions per operation (callgrind):")
+    lines = [head, "", "| block | " + " | ".join(c[0] for c in SUMMARY_COLUMNS) + " |",
+             "|---|" + "---:|" * len(SUMMARY_COLUMNS)]
+    for block in blocks:
+        lines.append(f"| {int(block):,} | " if block.isdigit() else f"| {block} | ")
+        lines[-1] += " | ".join(number(value(results, group, block, implementation, field))
+                                for _, group, implementation in SUMMARY_COLUMNS) + " |"
+    goals = [g for g in record["goals"] if g["met"] is not None]
+    missed = [g for g in goals if not g["met"]]
+    lines += ["", f"Goals met: {len(goals) - len(missed)} of {len(goals)}" +
+              (f" ({sum(1 for g in record['goals'] if g['met'] is None)} not measured)"
+               if any(g["met"] is None for g in record["goals"]) else "") +
+              ("." if not missed else "; missed: " + "; ".join(
+                  f"{g['goal']} on {g['subject']} ({g['measured']:.2f}x)" for g in missed) + ".")]
+    # The block codec's rows of Core from source (the file rows are in the record's core_source_comparisons).
+    comparisons = [c for c in record.get("core_source_comparisons") or []
+                   if c["group"] in ("SerializeBlock", "DeserializeBlock", "SizeComputerBlock")]
+    if comparisons:
+        word = "faster" if timed else "fewer instructions"
+        lines += ["", f"Bitcoin Core compiled from source beside the optimized side, the block codec (how many times "
+                      f"{word} the optimized row is; the block-file rows are in the record):", "",
+                  "| block | what | optimized | Core | optimized vs Core |",
+                  "|---|---|---:|---:|---:|"]
+        for c in comparisons:
+            ratio = "-" if c["ratio"] is None else f"{c['ratio']:.2f}x"
+            lines.append(f"| {c['subject']} | {c['what']} | {number(c['optimized_value'])} | "
+                         f"{number(c['core_value'])} | {ratio} |")
+    return lines
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "summary":
+        # bench/report.py summary RECORD: docs/bench.md's tables from a committed bench-out/results.json or
+        # callgrind.json (bench/records/).
+        try:
+            record = json.loads(Path(sys.argv[2]).read_text())
+            print("\n".join(summary_lines(record)))
+        except (OSError, ValueError, KeyError) as error:
+            print(f"bench/report.py summary: {sys.argv[2]}: not a make bench record ({error})", file=sys.stderr)
+            return 2
+        return 0
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("mode", choices=["run", "callgrind"])
     parser.add_argument("--binary", required=True)
@@ -656,4 +730,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -113,6 +113,27 @@ def row(markdown, group, subject, implementation):
     return [cell.strip() for cell in line.strip().strip("|").split("|")]
 
 
+class Summary(unittest.TestCase):
+    def test_the_docs_tables_come_from_the_record(self):
+        # docs/bench.md's tables (docs_check compares the page with them), from a results.json-shaped record.
+        rows = [("SerializeBlock", "413567", "optimized-reused", 120_400.0), ("SerializeBlock", "413567", "btcd", 303_300.0),
+                ("DeserializeBlock", "413567", "optimized", 518_000.0), ("memcpy", "413567", "memcpy", 36_500.0)]
+        record = {"command": "make bench", "settings": {"repetitions": 5},
+                  "machine": {"git_commit": "abc1234", "date": "2026-11-29 11:13 UTC", "cpu": "test", "cores": 2,
+                              "compiler": "clang 19", "load_average_at_start": [0.5], "load_average_after": [0.7]},
+                  "benchmarks": [{"group": g, "subject": b, "implementation": i, "ns_per_op": ns} for g, b, i, ns in rows],
+                  "goals": [{"goal": "a", "subject": "413567", "measured": 2.5, "met": True},
+                            {"goal": "SerializeBlock within 4x of memcpy", "subject": "413567", "measured": 4.39,
+                             "met": False}, {"goal": "c", "subject": "x", "measured": None, "met": None}],
+                  "core_source_comparisons": []}
+        lines = report.summary_lines(record)
+        self.assertIn("at abc1234, 2026-11-29 11:13 UTC", lines[0])
+        self.assertIn("load average 0.5 at the start and 0.7 at the end", lines[0])
+        self.assertIn("| 413,567 | 120.4 | - | 303.3 | 518.0 | - | - | - | 36.5 |", lines)
+        self.assertIn("Goals met: 1 of 2 (1 not measured); missed: SerializeBlock within 4x of memcpy on 413567 "
+                      "(4.39x).", lines)
+
+
 class Run(unittest.TestCase):
     def run_report(self, core_binaries, directory, serdiff=None, filter_="."):
         args = argparse.Namespace(

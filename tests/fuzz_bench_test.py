@@ -117,6 +117,32 @@ class Compare(unittest.TestCase):
                           "'/nonexistent/before.json'"])
 
 
+class Render(unittest.TestCase):
+    def test_the_docs_table_is_the_median_of_the_runs_sorted_by_rate(self):
+        # docs/bench.md's table (docs_check compares the page with it): ceiling first, then by exec/CPU-s.
+        with tempfile.TemporaryDirectory() as directory:
+            paths = []
+            for i, (ceiling, varint, block) in enumerate([(300_000, 30_000, 9_000), (330_000, 10_000, 8_000),
+                                                          (310_000, 20_000, 12_000)]):
+                run = result(ceiling, {"block": (block, block), "varint": (varint, varint)})
+                run.update(commit="abc1234", seconds_per_target=15, sanitizers="address,undefined")
+                path = Path(directory) / f"run{i}.json"
+                path.write_text(json.dumps(run))
+                paths.append(str(path))
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(bench.render(",".join(paths)), 0)
+        text = out.getvalue()
+        self.assertIn("3 run(s) of `make fuzz-bench`", text)
+        self.assertIn("at abc1234,", text)
+        self.assertIn("the median of the 3", text)
+        rows = [[cell.strip() for cell in line.strip().strip("|").split("|")][:3] for line in text.splitlines()
+                if line.startswith("| ") and "exec/CPU-s" not in line]
+        self.assertEqual(rows,
+                         [["(empty ceiling)", "310,000", "100.0%"], ["`varint`", "20,000", "6.5%"],
+                          ["`block`", "9,000", "2.9%"]])
+
+
 class CoreBesideSerdiff(unittest.TestCase):
     def test_the_ratio_and_the_goal_per_target(self):
         row = lambda name, cpu, edges: {"target": name, "exec_per_cpu_sec": cpu, "edges": edges}  # noqa: E731

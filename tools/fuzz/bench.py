@@ -241,9 +241,43 @@ def markdown(header, lines):
     return "\n".join(out)
 
 
+def render(paths):
+    """docs/bench.md's throughput table from recorded runs (bench/records/; comma-separated: their medians, as
+    --compare takes them): the ceiling first, then every target by exec/CPU-s, with the runs' commits, times and
+    loads above it. docs_check compares the page with this output."""
+    try:
+        side = load_results(paths)
+    except ValueError as error:
+        print(f"fuzz-bench --render: {error}", file=sys.stderr)
+        return 2
+    runs = side.get("runs", [side])
+    commits = sorted({run.get("commit") or "?" for run in runs})
+    whens = sorted(run["when"] for run in runs)
+    machine = runs[-1]["machine"]
+    loads = sorted(load for run in runs for load in (run["load_before"][0], run["load_after"][0]))
+    seconds = "/".join(sorted({str(run["seconds_per_target"]) for run in runs}))
+    print(f"{len(runs)} run(s) of `make fuzz-bench` (FUZZ_BENCH_TIME={seconds}) "
+          f"at {', '.join(commits)}, {whens[0]} to {whens[-1]}, {machine['cpu']}, {machine['cpus']} vCPUs, "
+          f"{runs[-1]['sanitizers']}, `ASAN_OPTIONS={runs[-1]['runtime_options'].get('ASAN_OPTIONS', '')}`, "
+          f"1-minute load {loads[0]:.1f}-{loads[-1]:.1f} at the starts and ends"
+          + (f"; the median of the {len(runs)}" if len(runs) > 1 else "") +
+          ". Executions per CPU-second, from the committed corpora, one core:")
+    print()
+    ceiling = side["ceiling"]
+    rows = [("(empty ceiling)", f"{ceiling['exec_per_cpu_sec']:,}", "100.0%", f"{ceiling['edges']}/{ceiling['features']}")]
+    for r in sorted((r for r in side["targets"] if not r.get("skipped")), key=lambda r: -r["exec_per_cpu_sec"]):
+        rows.append((f"`{r['target']}`", f"{r['exec_per_cpu_sec']:,}",
+                     f"{r['exec_per_cpu_sec'] / ceiling['exec_per_cpu_sec']:.1%}" if ceiling.get("exec_per_cpu_sec")
+                     else "-", f"{r['edges']}/{r['features']}"))
+    print(markdown(("target", "exec/CPU-s", "of ceiling (CPU)", "edges/ft"), rows))
+    return 0
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--compare":
         return compare(sys.argv[2], sys.argv[3])
+    if len(sys.argv) == 3 and sys.argv[1] == "--render":
+        return render(sys.argv[2])
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--time", type=int, default=20, help="seconds of fuzzing per target (default 20)")
     parser.add_argument("--targets", default="", help="comma- or space-separated target names (default: all)")
@@ -337,6 +371,8 @@ def main():
               "machine": {"cpu": cpu_model(), "cpus": os.cpu_count(), "kernel": platform.release()},
               "load_before": load_before, "load_after": load_after,
               "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+              "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                       text=True).stdout.strip() or None,
               "ceiling": ceiling,
               "targets": [{**r, "fraction_of_ceiling": (r["exec_per_sec"] / ceiling["exec_per_sec"]
                                                         if ceiling["exec_per_sec"] else None),
