@@ -518,10 +518,10 @@ class Report(CoreTree):
         for m in (second, third):
             m.update(status="survived", detail="no kill", targets=["prevector"], reach="line", elapsed=1.0,
                      suite="aaa1111")
-        mutate.make_pending(second)
+        mutate.make_pending(second, rerun=True)
         self.assertEqual(second["first_result"], {"status": "survived", "suite": "aaa1111"})
         second.update(status="killed", phase="replay", target="prevector", check="y", seconds=0.1, elapsed=1.0)
-        mutate.make_pending(second)  # a second re-run keeps the first result, not the re-run's
+        mutate.make_pending(second, rerun=True)  # a second re-run keeps the first result, not the re-run's
         self.assertEqual(second["first_result"]["status"], "survived")
         second.update(status="killed", phase="replay", target="prevector", check="y", seconds=0.1, elapsed=1.0)
         out = Path(tempfile.mkdtemp(prefix="mutate-test-rerun-"))

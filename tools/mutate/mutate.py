@@ -1299,10 +1299,11 @@ RESULT_KEYS = ("detail", "not_reached", "targets", "reach", "differs_in", "build
                "seconds", "elapsed", "unit_killed", "suite", "head_failing")
 
 
-def make_pending(mutant):
-    """Forgets a mutant's result: it runs again. Its first result (status, phase, target, suite) is kept as
-    "first_result" the first time it runs again, so the score as first measured still counts it as it was."""
-    if mutant.get("status") in ("killed", "survived") and "first_result" not in mutant:
+def make_pending(mutant, rerun=False):
+    """Forgets a mutant's result: it runs again. A re-run of a finished result (rerun=True: RERUN=,
+    RERUN_SURVIVORS=1) keeps the first one (status, phase, target, suite) as "first_result" the first time, so the
+    score as first measured still counts it as it was; a result cut short is no result and is simply dropped."""
+    if rerun and mutant.get("status") in ("killed", "survived") and "first_result" not in mutant:
         mutant["first_result"] = {key: mutant[key] for key in ("status", "phase", "target", "suite") if key in mutant}
     for key in RESULT_KEYS:
         mutant.pop(key, None)
@@ -1376,7 +1377,7 @@ def run(arguments):
         again = 0
         for m in state["mutants"]:
             if (m["status"] == "survived" and arguments.rerun_survivors) or m["id"] in rerun_ids:
-                make_pending(m)
+                make_pending(m, rerun=True)
                 again += 1
         log(f"mutate: {again} mutant(s) will run again")
     chosen = selected(state)
