@@ -140,6 +140,26 @@ class ChangedLines(unittest.TestCase):
         self.assertIn("is not a git checkout", err.getvalue())
 
 
+class CoverageBuild(unittest.TestCase):
+    def test_the_coverage_build_links_the_core_instantiation_unit(self):
+        # Code no target instantiates must get counters at 0 (not reached), not no counter at all (docs/review.md).
+        seen = {}
+
+        def configure_and_build(directory, options, target, jobs):
+            seen.update(directory=directory, options=options, target=target)
+
+        original = review.planted.configure_and_build
+        review.planted.configure_and_build = configure_and_build
+        self.addCleanup(setattr, review.planted, "configure_and_build", original)
+        binary = review.build_coverage(2)
+        self.assertEqual(seen["target"], "core_fuzz_replay")
+        self.assertIn("-DSERDIFF_CORE_REPLAY_INSTANTIATES=ON", seen["options"])
+        self.assertIn("-DSERDIFF_SANITIZERS=", seen["options"])
+        self.assertEqual(binary, review.COVERAGE_BUILD / "bin" / "core_fuzz_replay")
+        cmake = (REVIEW.parents[2] / "fuzz_targets" / "CMakeLists.txt").read_text()
+        self.assertIn("tools/mutate/instantiate_core.cpp", cmake)
+
+
 class Parser(unittest.TestCase):
     def test_hunk_forms(self):
         diff = ("diff --git a/src/streams.h b/src/streams.h\n--- a/src/streams.h\n+++ b/src/streams.h\n"
