@@ -944,6 +944,20 @@ class EquivalenceByInstantiation(unittest.TestCase):
                                  str(ROOT / mutate.INSTANTIATION_UNIT)], capture_output=True, text=True)
         self.assertEqual(result.returncode, 0, result.stderr[-2000:])
 
+    def test_core_units_compile_the_target_then_the_adapter_first(self):
+        # TCE stops at the first unit whose object differs: the reaching targets' units, then Core's adapter
+        # (subjects/core/subject.cpp, which instantiates most of Core's headers), then the programs.
+        job = mutate.Job(0, Path(tempfile.mkdtemp(prefix="mutate-test-order-")), 1, False,
+                         mutate.CoreSubject(Path("/nonexistent/bitcoin")), Path(tempfile.mkdtemp(prefix="mutate-w-")))
+        job.copy_of = lambda path: Path("/jobs/0/core/src") / path
+        names = ["/j/src/differential/buffered_reader_program.cpp", "/j/src/fuzz_targets/prevector.cpp",
+                 "/j/src/subjects/core/subject.cpp", "/j/src/fuzz_targets/bit_stream.cpp",
+                 "/j/src/differential/stream_program.cpp"]
+        job.units_of = {"streams.h": [{"file": name} for name in names]}
+        order = [Path(e["file"]).name for e in job.unit_order({"file": "streams.h"}, ["bit_stream"])]
+        self.assertEqual(order, ["bit_stream.cpp", "subject.cpp", "buffered_reader_program.cpp",
+                                 "stream_program.cpp", "prevector.cpp"])
+
     def test_the_core_instantiation_unit_compiles_with_the_core_subjects_flags(self):
         # tools/mutate/instantiate_core.cpp against the Core tree this checkout's ASan build compiled (the pinned one,
         # or CORE_SRC), with subjects/core/subject.cpp's command as the TCE step takes it; it lists Core's files.
