@@ -29,7 +29,6 @@ import json
 import os
 import re
 import shlex
-import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -248,14 +247,16 @@ def _bench_block_row(root):
 
 def _fuzz_bench_rates(root):
     """README's make fuzz-bench numbers: the median exec/CPU-s of four targets and the empty ceiling over the three
-    records (as tools/fuzz/bench.py --render takes them), their commit(s) and the lowest and highest 1-minute load."""
-    runs = [_json(root, f"bench/records/fuzz-bench-{n}.json") for n in (1, 2, 3)]
-    median = lambda values: str(f"{int(statistics.median(values)):,}")  # noqa: E731
-    rates = [median([next(t["exec_per_cpu_sec"] for t in run["targets"] if t["target"] == name) for run in runs])
-             for name in ("transaction", "block", "compact_size", "obfuscation")]
-    loads = sorted(load for run in runs for load in (run["load_before"][0], run["load_after"][0]))
-    return (*rates, median([run["ceiling"]["exec_per_cpu_sec"] for run in runs]),
-            ", ".join(sorted({run.get("commit") or "?" for run in runs})), f"{loads[0]:.1f}", f"{loads[-1]:.1f}")
+    records, merged as tools/fuzz/bench.py --render merges them (its load_results), their commit(s) and the lowest and
+    highest 1-minute load."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "fuzz"))
+    import bench as fuzz_bench  # noqa: E402  (tools/fuzz/bench.py: make fuzz-bench)
+    side = fuzz_bench.load_results(",".join(str(root / f"bench/records/fuzz-bench-{n}.json") for n in (1, 2, 3)))
+    rates = {row["target"]: row["exec_per_cpu_sec"] for row in side["targets"]}
+    loads = sorted(load for run in side["runs"] for load in (run["load_before"][0], run["load_after"][0]))
+    return (*(f"{rates[name]:,}" for name in ("transaction", "block", "compact_size", "obfuscation")),
+            f"{side['ceiling']['exec_per_cpu_sec']:,}",
+            ", ".join(sorted({run.get("commit") or "?" for run in side["runs"]})), f"{loads[0]:.1f}", f"{loads[-1]:.1f}")
 
 
 # Numbers that a command measured, each checked against the record it came from (the record's path is named in
