@@ -164,14 +164,16 @@ MUTATE_JOBS ?= 1
 SHARD ?=
 # MUTATE_OUT=DIR: state, report and job trees in DIR instead of mutate-out (a held-out run beside the recorded one).
 # TRIAGE_FILE=F: the run's triage file instead of the subject's (the run records it; its report counts F's verdicts).
+# SCHEMATA=0: every mutant rebuilt one at a time (the default compiles the mutants into one build, chosen at run time).
 MUTATE_OUT ?=
 TRIAGE_FILE ?=
+SCHEMATA ?=
 .PHONY: mutate
 mutate: deps
 	@python3 tools/mutate/mutate.py run --files "$(FILES)" --seed $(SEED) --time $(TIME) \
 	  --jobs $(if $(filter command line,$(origin JOBS)),$(JOBS),$(MUTATE_JOBS)) \
 	  $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(RESUME),--resume) $(if $(REFRESH_COVERAGE),--refresh-coverage) $(if $(RERUN_SURVIVORS),--rerun-survivors) $(if $(RERUN),--rerun "$(RERUN)") $(if $(UNIT),--unit) $(if $(SHARD),--shard $(SHARD)) $(if $(ONLY),--only "$(ONLY)") $(if $(IMPORT),--import-results $(IMPORT)) $(if $(PLAN_REV),--plan-rev $(PLAN_REV)) \
-	  $(if $(LINES),--lines "$(LINES)") $(if $(MUTATE_OUT),--out $(MUTATE_OUT)) $(if $(TRIAGE_FILE),--triage $(TRIAGE_FILE)) $(SUBJECT_ARGS)
+	  $(if $(LINES),--lines "$(LINES)") $(if $(MUTATE_OUT),--out $(MUTATE_OUT)) $(if $(TRIAGE_FILE),--triage $(TRIAGE_FILE)) $(if $(SCHEMATA),--schemata $(if $(filter 0 off no,$(SCHEMATA)),off,on)) $(SUBJECT_ARGS)
 
 # Everything the build and the runs write: build trees (and the venv), fuzz findings, benchmark output.
 clean:

@@ -14,6 +14,7 @@ packages=(
   python3-dev python3-pip                                # python-bitcoinlib peer: embedded libpython, pip
   chromium                                               # make test's HTML page test (ctest html_report)
   ccache                                                 # make mutate: a header mutant's restore rebuilds from cache
+  libclang1-19                                           # make mutate's schemata planner (PyPI clang bindings)
 )
 
 # The rust-bitcoin and btcd peers (differential/oracles/) need cargo and go, which the project's machines

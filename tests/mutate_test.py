@@ -645,13 +645,14 @@ class FakeJob:
     """A job whose compiles, builds and fuzzer runs are stand-ins: every mutant differs (TCE) and builds; a target
     of `failing_on_head` fails on every tree, one of `kills` fails once a mutant is applied."""
 
-    def __init__(self, subject, base, failing_on_head=(), kills=()):
+    def __init__(self, subject, base, failing_on_head=(), kills=(), tce=("different", "streams.cpp")):
         self.subject, self.base = subject, base
         self.failing_on_head, self.kills = set(failing_on_head), set(kills)
-        self.mutated, self.calls = False, []
+        self.mutated, self.calls, self.verdict = False, [], tce
 
     def tce(self, mutant, targets):
-        return "different", "streams.cpp"
+        self.calls.append(("tce", mutant["id"]))
+        return self.verdict
 
     def apply(self, mutant):
         self.mutated = True
@@ -660,11 +661,13 @@ class FakeJob:
         self.mutated = False
 
     def ninja(self, targets, timeout=3600):
+        self.calls.append(("ninja",))
         return subprocess.CompletedProcess(targets, 0, "", "")
 
-    def run_fuzzer(self, target, options, arguments, timeout, shared):
-        self.calls.append((target, "replay" if "-runs=0" in arguments else "fuzz", self.mutated))
-        if target in self.failing_on_head or (self.mutated and target in self.kills):
+    def run_fuzzer(self, target, options, arguments, timeout, shared, binary=None, mutant_key=None):
+        mutated = self.mutated or mutant_key is not None
+        self.calls.append((target, "replay" if "-runs=0" in arguments else "fuzz", mutated))
+        if target in self.failing_on_head or (mutated and target in self.kills):
             return 1, f"==== serdiff MISMATCH in {target}: the slip ====", 0.1
         return 0, "", 0.1
 
@@ -775,7 +778,7 @@ class ReachOfTheReview(unittest.TestCase):
                                     or mutant["check"].startswith("HEAD already failing: mismatch: primitive_stream"),
                                     mutant["check"])
                     # The healthy targets that reach it ran first, replay then fuzzing; the failing ones last.
-                    ran = [(t, kind) for t, kind, mutated in job.calls if mutated]
+                    ran = [call[:2] for call in job.calls if len(call) == 3 and call[2]]
                     healthy = [t for t in mutant["targets"] if t not in self.subject.head_failing]
                     self.assertEqual(ran[:2 * len(healthy)], [(t, "replay") for t in healthy]
                                      + [(t, "fuzz") for t in healthy], (name, line))
@@ -851,6 +854,67 @@ class ReachOfTheReview(unittest.TestCase):
         self.assertIn("1 of them killed, HEAD already failing", text)
         self.assertIn("targets whose corpus already fails on the unmutated tree (kept, with their reach", text)
         self.assertIn("reach from review-out/coverage-targets.lcov", text)
+
+
+class SchemataWay(unittest.TestCase):
+    """process() with a schemata binary (fast=(binary, key)): no build per mutant; a replay kill needs no TCE; a mutant
+    the replay leaves alive gets the TCE step before any fuzzing (an equivalent one is never fuzzed); one whose objects
+    differ is fuzzed on the schemata binary with its key; the rebuild way still builds."""
+
+    def setUp(self):
+        self.directory = Path(tempfile.mkdtemp(prefix="serdiff-schemata-way-"))
+        self.addCleanup(shutil.rmtree, self.directory, True)
+        self.subject = mutate.CoreSubject(self.directory)
+        (self.directory / "src").mkdir()
+        (self.directory / "src" / "streams.h").write_bytes(b"line 1\nline 2\n")
+        self.options = {name: {"name": name, "max_len": 64} for name in ("stream", "varint")}
+        self.state = {"coverage": {"reach": {"streams.h": {"1": ["stream", "varint"]}}, "instrumented": {}}}
+
+    def judge(self, job, fast=("schemata-binary", 7)):
+        mutant = {"id": "streams.h#1", "file": "streams.h", "line": 1, "rule": "stub", "operator": "stub",
+                  "original": "line 1", "mutated": "line 1 changed", "status": "pending", "quick_seconds": 0.5}
+        with mock.patch.object(mutate, "targets_for", lambda state, path, line: (["stream", "varint"], "executed")):
+            quiet(mutate.process, job, mutant, self.state, self.options, None, 1, arguments(), fast)
+        return mutant
+
+    def test_replay_kill_without_tce_or_build(self):
+        job = FakeJob(self.subject, self.directory, kills={"varint"})
+        mutant = self.judge(job)
+        self.assertEqual((mutant["status"], mutant["phase"], mutant["target"], mutant["way"]),
+                         ("killed", "replay", "varint", "schemata"))
+        self.assertNotIn(("ninja",), job.calls)
+        self.assertNotIn(("tce", "streams.h#1"), job.calls)
+        self.assertGreaterEqual(mutant["elapsed"], 0.5)     # the quick check's time is the mutant's too
+
+    def test_equivalent_is_never_fuzzed(self):
+        job = FakeJob(self.subject, self.directory, tce=("equivalent", "identical objects"))
+        mutant = self.judge(job)
+        self.assertEqual(mutant["status"], "equivalent")
+        self.assertEqual([c[1] for c in job.calls if len(c) == 3], ["replay", "replay"])
+        self.assertNotIn(("ninja",), job.calls)
+
+    def test_different_is_fuzzed_with_its_key(self):
+        job = FakeJob(self.subject, self.directory)
+        mutant = self.judge(job)
+        self.assertEqual(mutant["status"], "survived")
+        self.assertEqual([c[:2] for c in job.calls if len(c) == 3],
+                         [("stream", "replay"), ("varint", "replay"), ("stream", "fuzz"), ("varint", "fuzz")])
+        self.assertTrue(all(c[2] for c in job.calls if len(c) == 3))
+        self.assertEqual(job.calls.index(("tce", "streams.h#1")), 2, job.calls)
+
+    def test_instantiation_only_is_not_reached(self):
+        job = FakeJob(self.subject, self.directory, tce=(mutate.INSTANTIATION_ONLY, "only the unit's object"))
+        mutant = self.judge(job)
+        self.assertEqual((mutant["status"], mutant["reach"], mutant.get("not_reached")),
+                         ("survived", mutate.INSTANTIATION_ONLY, True))
+        self.assertNotIn("fuzz", [c[1] for c in job.calls if len(c) == 3])
+
+    def test_rebuild_way_builds(self):
+        job = FakeJob(self.subject, self.directory, kills={"stream"})
+        mutant = self.judge(job, fast=None)
+        self.assertEqual((mutant["status"], mutant["way"]), ("killed", "rebuild"))
+        self.assertIn(("ninja",), job.calls)
+        self.assertLess(job.calls.index(("tce", "streams.h#1")), job.calls.index(("ninja",)))
 
 
 class EquivalenceByInstantiation(unittest.TestCase):

@@ -71,6 +71,8 @@ sys.path.insert(0, str(ROOT / "tools" / "fuzz"))
 import coverage as fuzz_coverage  # noqa: E402  (tools/fuzz/coverage.py: the build `make coverage` uses)
 from run import sanitizer_environment  # noqa: E402  (tools/fuzz/run.py: the runtime options of make fuzz)
 import subject as fuzz_subject  # noqa: E402  (tools/fuzz/subject.py: --subject/--core-src, as every fuzz tool)
+sys.path.insert(0, str(ROOT / "tools" / "mutate"))
+import schemata  # noqa: E402  (tools/mutate/schemata.py: the mutant schemata's rewrite; its planner runs in VENV)
 
 VENV = ROOT / "build" / "python-venv"
 REQUIREMENTS = ROOT / "tools" / "mutate" / "requirements.txt"
@@ -689,6 +691,7 @@ class Job:
         self.tce_baseline = {}
         self.units_of = {}
         self.instantiation = None          # (compile entry, {mutable files it includes}) of INSTANTIATION_UNIT
+        self.quick = {}                    # {mutated file: the -fsyntax-only command of its quick check, or None}
 
     def sync(self):
         """Copies changed files of the checkout into the job's tree (unchanged files keep their mtime) and
@@ -877,6 +880,76 @@ class Job:
         output.unlink()
         return digest, ""
 
+    def unit_flags(self, path):
+        """The compile flags (no source, output or -c) of the file's own unit when it is one (a .cpp), else of the
+        instantiation unit (the subject's widest: every header it includes, the build's definitions)."""
+        copy = self.copy_of(path).resolve()
+        entry = next((e for e in self.units_of.get(path, []) if Path(e["file"]).resolve() == copy),
+                     self.instantiation[0])
+        source = Path(entry["file"]).resolve()
+        return [a for a in self.tce_arguments(entry)
+                if a != "-c" and (Path(entry["directory"]) / a).resolve() != source], entry["directory"], \
+            Path(entry["file"]).resolve() == copy
+
+    def quick_setup(self, path):
+        """The quick check's command for `path`, or None where it cannot be used. A precompiled header holds the
+        file's own #include lines (the code it includes, never itself); the check parses a unit that includes just
+        the file, or the .cpp itself, with -fsyntax-only. The unmutated file must pass it."""
+        flags, directory, own = self.unit_flags(path)
+        quick = self.base / "quick"
+        quick.mkdir(parents=True, exist_ok=True)
+        stem = path.replace("/", "_")
+        text = self.subject.original(path).decode()
+        includes = [line for line in text.splitlines() if re.match(r"\s*#\s*include\s*[<\"]", line)]
+        depths, depth = [], 0
+        for line in text.splitlines():
+            if re.match(r"\s*#\s*if", line):
+                depth += 1
+            elif re.match(r"\s*#\s*endif", line):
+                depth -= 1
+            elif re.match(r"\s*#\s*include\s*[<\"]", line):
+                depths.append(depth)
+        # Only the unconditional ones (the include guard's level): a platform's conditional header may not exist.
+        includes = [line for line, d in zip(includes, depths) if d == min(depths)] if depths else []
+        header, pch = quick / f"{stem}.deps.h", quick / f"{stem}.pch"
+        header.write_text("\n".join(includes) + "\n")
+        compiler = flags[0]
+        common = flags[1:] + ["-fpch-validate-input-files-content", "-Wno-everything"]
+        built = subprocess.run([compiler] + common + ["-x", "c++-header", str(header), "-o", str(pch)], cwd=directory,
+                               capture_output=True, text=True)
+        if built.returncode != 0:
+            log(f"mutate: {path}: no quick check (its #include lines do not build a precompiled header: "
+                f"{first_error(built.stderr)})")
+            return None
+        unit = self.copy_of(path).resolve()
+        if not own:
+            unit = quick / f"{stem}.cpp"
+            unit.write_text(f'#include "{self.copy_of(path).resolve()}"\n')
+        command = [compiler] + common + ["-include-pch", str(pch), "-fsyntax-only", str(unit)]
+        self.restore(path)
+        check = subprocess.run(command, cwd=directory, capture_output=True, text=True)
+        if check.returncode != 0:
+            log(f"mutate: {path}: no quick check (the unmutated file does not compile alone: "
+                f"{first_error(check.stderr)})")
+            return None
+        return command, directory
+
+    def quick_check(self, mutant):
+        """None when the mutated file compiles alone, else the compiler's first error: the file as written does not
+        compile, so no unit that includes it does (invalid, as the TCE step would find, in a fraction of its time)."""
+        path = mutant["file"]
+        if path not in self.quick:
+            self.quick[path] = self.quick_setup(path)
+        if self.quick[path] is None:
+            return None
+        command, directory = self.quick[path]
+        self.apply(mutant)
+        try:
+            result = subprocess.run(command, cwd=directory, capture_output=True, text=True)
+        finally:
+            self.restore(path)
+        return None if result.returncode == 0 else first_error(result.stderr)
+
     def unit_order(self, mutant, targets):
         units = self.units_of.get(mutant["file"], [])
 
@@ -935,8 +1008,10 @@ class Job:
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
-    def run_fuzzer(self, target, options, arguments, timeout, shared):
-        binary = self.build / "bin" / self.subject.binary
+    def run_fuzzer(self, target, options, arguments, timeout, shared, binary=None, mutant_key=None):
+        """One libFuzzer run of `target` over its committed corpus (and the shared seeds). With `binary` and
+        `mutant_key`: the schemata binary with the mutant chosen (SERDIFF_MUTANT), instead of the job's own build."""
+        binary = binary or self.build / "bin" / self.subject.binary
         crashes = self.base / "crashes"
         shutil.rmtree(crashes, ignore_errors=True)
         crashes.mkdir(parents=True)
@@ -951,7 +1026,9 @@ class Job:
         started = time.time()
         try:
             result = subprocess.run(command + [str(c) for c in corpora if c.is_dir()], capture_output=True,
-                                    env={**sanitizer_environment(), "FUZZ": target}, timeout=timeout,
+                                    env={**sanitizer_environment(), "FUZZ": target,
+                                         **({schemata.ENVIRONMENT: str(mutant_key)} if mutant_key else {})},
+                                    timeout=timeout,
                                     cwd=self.base)
             text, status = result.stderr.decode(errors="replace") + result.stdout.decode(errors="replace"), \
                 result.returncode
@@ -1136,8 +1213,85 @@ def baseline_failures(subject, names, replay):
     return subject.head_failing
 
 
-def process(job, mutant, state, options, shared, seconds, arguments):
-    started = time.time()
+def judge_by_tce(job, mutant, targets, reach_kind):
+    """The TCE step's verdict applied to the mutant: True when it is decided here (invalid, equivalent), else False
+    with its targets cleared where the fuzz binary's units are identical and only the instantiation unit differs."""
+    verdict, detail = job.tce(mutant, targets)
+    if verdict == INSTANTIATION_ONLY:
+        # Compiled into no unit of the fuzz binary, so no target can run it: not reached, not equivalent.
+        targets.clear()
+        mutant["targets"] = []
+        mutant["reach"] = INSTANTIATION_ONLY
+        mutant["differs_in"] = CORE_INSTANTIATION_UNIT if job.subject.name == "core" else INSTANTIATION_UNIT
+        mutant["tce_detail"] = detail
+        return False
+    if verdict != "different":
+        mutant["status"], mutant["detail"] = verdict, detail
+        return True
+    mutant["differs_in"] = detail
+    return False
+
+
+def not_reached(mutant, reach_kind):
+    mutant["status"] = "survived"
+    mutant["detail"] = {"not linked": "not reached: no line of the file is in the fuzz binary (only the CLI or "
+                                      "unit tests link it)",
+                        INSTANTIATION_ONLY: "not reached (instantiation-only): " + mutant.pop("tce_detail", "")}.get(
+        reach_kind, "not reached: no target's corpus replay executes the line")
+    mutant["not_reached"] = True
+
+
+def kill_stages(job, mutant, targets, options, shared, seconds, fast=None, before_fuzz=None):
+    """Replay, then fuzzing, then the targets HEAD already fails, as in the module's docstring; True when killed.
+    `fast`: (schemata binary, key), the mutant chosen at run time in the one build. `before_fuzz()`: run after the
+    replay left the mutant alive; True stops (the schemata path's TCE decided the mutant)."""
+    binary, key = fast or (None, None)
+    failing = job.subject.head_failing
+    # A target whose corpus already fails on the unmutated tree fails on every mutant too: it judges a mutant only
+    # after the other targets that reach it (their replay and fuzzing) left it alive.
+    healthy = [t for t in targets if t not in failing]
+    # 1. Replay: every reaching target's committed corpus (and real-data seeds), no mutation.
+    for target in healthy:
+        status, text, took = job.run_fuzzer(target, options[target], ["-runs=0"], 900, shared, binary, key)
+        if status != 0:
+            mutant.update(status="killed", phase="replay", target=target, check=classify(text, status),
+                          seconds=round(took, 1))
+            return True
+    if before_fuzz is not None and before_fuzz():
+        return True
+    healthy = [t for t in targets if t not in failing]
+    already_failing = [t for t in targets if t in failing]
+    # 2. Fuzz each reaching target for TIME seconds until one kills it (fresh corpus each time).
+    spent = 0.0
+    for target in healthy:
+        scratch = job.base / "fuzz-corpus"
+        shutil.rmtree(scratch, ignore_errors=True)
+        scratch.mkdir(parents=True)
+        status, text, took = job.run_fuzzer(
+            target, options[target], [f"-max_total_time={seconds}", "-seed=1", str(scratch)],
+            seconds + INPUT_TIMEOUT + 300, shared, binary, key)
+        if status != 0:
+            mutant.update(status="killed", phase="fuzz", target=target, check=classify(text, status),
+                          seconds=round(spent + took, 1))
+            return True
+        spent += took
+    # 3. The reaching targets that already fail on the unmutated tree: their replay tells the mutant apart only
+    # as HEAD's finding does, so it is "killed, HEAD already failing", not a survivor (nor "not reached").
+    for target in already_failing:
+        status, text, took = job.run_fuzzer(target, options[target], ["-runs=0"], 900, shared, binary, key)
+        check = (f"{HEAD_ALREADY_FAILING}: {classify(text, status)}" if status != 0 else
+                 f"{HEAD_ALREADY_FAILING} ({failing[target]}); the mutant's replay passes")
+        mutant.update(status="killed", phase="replay", target=target, check=check, head_failing=True,
+                      seconds=round(spent + took, 1))
+        return True
+    return False
+
+
+def process(job, mutant, state, options, shared, seconds, arguments, fast=None):
+    """Judges one mutant. The rebuild way (fast=None): TCE, a build of the fuzz binary with the mutant, then the kill
+    stages. The schemata way (fast=(binary, key)): the kill stages on the schemata binary with the mutant chosen,
+    the TCE step run only when the replay left it alive (a killed mutant compiled, and its objects differ)."""
+    started = time.time() - mutant.get("quick_seconds", 0.0)
     now = line_changed(job.subject, mutant)
     if now is not None:
         # The mutant no longer exists (its line was changed since the plan): invalid, not run against other code.
@@ -1147,30 +1301,29 @@ def process(job, mutant, state, options, shared, seconds, arguments):
     targets, reach_kind = targets_for(state, mutant["file"], mutant["line"])
     targets = runnable_targets(targets, options, job.subject.name == "core")
     mutant["targets"], mutant["reach"] = targets, reach_kind
-    # A target whose corpus already fails on the unmutated tree fails on every mutant too: it judges a mutant only
-    # after the other targets that reach it (their replay and fuzzing) left it alive.
-    failing = job.subject.head_failing
-    healthy = [t for t in targets if t not in failing]
-    already_failing = [t for t in targets if t in failing]
+    mutant["way"] = "schemata" if fast else "rebuild"
     try:
-        verdict, detail = job.tce(mutant, targets)
-        if verdict == INSTANTIATION_ONLY:
-            # Compiled into no unit of the fuzz binary, so no target can run it: not reached, not equivalent.
-            targets = mutant["targets"] = []
-            mutant["reach"] = reach_kind = INSTANTIATION_ONLY
-            mutant["differs_in"] = CORE_INSTANTIATION_UNIT if job.subject.name == "core" else INSTANTIATION_UNIT
-        elif verdict != "different":
-            mutant["status"], mutant["detail"] = verdict, detail
+        if fast is not None:
+            def tce_then_reach():
+                decided = judge_by_tce(job, mutant, targets, reach_kind)
+                if not decided and not targets:
+                    not_reached(mutant, mutant["reach"])
+                    return True
+                return decided
+            if not targets:
+                if not tce_then_reach():
+                    not_reached(mutant, reach_kind)
+                return
+            if not kill_stages(job, mutant, targets, options, shared, seconds, fast, tce_then_reach) \
+                    and mutant["status"] in ("running", "pending"):
+                mutant["status"] = "survived"
+                mutant["detail"] = f"no kill by replay nor {seconds} s of fuzzing per target"
             return
-        else:
-            mutant["differs_in"] = detail
+        if judge_by_tce(job, mutant, targets, reach_kind):
+            return
+        reach_kind = mutant["reach"]
         if not targets:
-            mutant["status"] = "survived"
-            mutant["detail"] = {"not linked": "not reached: no line of the file is in the fuzz binary (only the CLI or "
-                                              "unit tests link it)",
-                                INSTANTIATION_ONLY: "not reached (instantiation-only): " + (detail or "")}.get(
-                reach_kind, "not reached: no target's corpus replay executes the line")
-            mutant["not_reached"] = True
+            not_reached(mutant, reach_kind)
             if arguments.unit:
                 # UNIT=1: the unit tests are the only part of the suite that can kill it (run in the finally below).
                 job.apply(mutant)
@@ -1188,38 +1341,9 @@ def process(job, mutant, state, options, shared, seconds, arguments):
         if result.returncode != 0:
             mutant["status"], mutant["detail"] = "invalid", "fuzz build: " + first_error(result.stdout)
             return
-        # 1. Replay: every reaching target's committed corpus (and real-data seeds), no mutation.
-        for target in healthy:
-            status, text, took = job.run_fuzzer(target, options[target], ["-runs=0"], 900, shared)
-            if status != 0:
-                mutant.update(status="killed", phase="replay", target=target, check=classify(text, status),
-                              seconds=round(took, 1))
-                return
-        # 2. Fuzz each reaching target for TIME seconds until one kills it (fresh corpus each time).
-        spent = 0.0
-        for target in healthy:
-            scratch = job.base / "fuzz-corpus"
-            shutil.rmtree(scratch, ignore_errors=True)
-            scratch.mkdir(parents=True)
-            status, text, took = job.run_fuzzer(
-                target, options[target], [f"-max_total_time={seconds}", "-seed=1", str(scratch)],
-                seconds + INPUT_TIMEOUT + 300, shared)
-            if status != 0:
-                mutant.update(status="killed", phase="fuzz", target=target, check=classify(text, status),
-                              seconds=round(spent + took, 1))
-                return
-            spent += took
-        # 3. The reaching targets that already fail on the unmutated tree: their replay tells the mutant apart only
-        # as HEAD's finding does, so it is "killed, HEAD already failing", not a survivor (nor "not reached").
-        for target in already_failing:
-            status, text, took = job.run_fuzzer(target, options[target], ["-runs=0"], 900, shared)
-            check = (f"{HEAD_ALREADY_FAILING}: {classify(text, status)}" if status != 0 else
-                     f"{HEAD_ALREADY_FAILING} ({failing[target]}); the mutant's replay passes")
-            mutant.update(status="killed", phase="replay", target=target, check=check, head_failing=True,
-                          seconds=round(spent + took, 1))
-            return
-        mutant["status"] = "survived"
-        mutant["detail"] = f"no kill by replay nor {seconds} s of fuzzing per target"
+        if not kill_stages(job, mutant, targets, options, shared, seconds):
+            mutant["status"] = "survived"
+            mutant["detail"] = f"no kill by replay nor {seconds} s of fuzzing per target"
     finally:
         if arguments.unit and mutant.get("status") in ("killed", "survived"):
             unit_started = time.time()
@@ -1233,6 +1357,126 @@ def process(job, mutant, state, options, shared, seconds, arguments):
                               seconds=round(time.time() - unit_started, 1))
         job.restore(mutant["file"])
         mutant["elapsed"] = round(time.time() - started, 1)
+
+
+SCHEMATA_ROUNDS = 8        # builds of one schemata binary before the mutants still failing it all go the rebuild way
+ERROR_LOCATION = re.compile(r"^(/[^:\s]+):(\d+):(\d+): (error|note): ?(.*)$", re.M)
+
+
+def plan_nodes(job, mutants, keys):
+    """({key: node}, {key: why not}) for the mutants, per file, by tools/mutate/schemata.py plan (libclang, in VENV)."""
+    nodes, unsupported = {}, {}
+    by_file = {}
+    for m in mutants:
+        by_file.setdefault(m["file"], []).append(m)
+    for path, items in sorted(by_file.items()):
+        flags, directory, own = job.unit_flags(path)
+        job.restore(path)
+        unit = job.copy_of(path).resolve()
+        if not own:
+            unit = job.base / "quick" / f"{path.replace('/', '_')}.plan.cpp"
+            unit.parent.mkdir(parents=True, exist_ok=True)
+            unit.write_text(f'#include "{job.copy_of(path).resolve()}"\n')
+        request = {"file": str(job.copy_of(path).resolve()), "arguments": ["-x", "c++"] + flags[1:],
+                   "unit": str(unit),
+                   "mutants": [{"key": keys[m["id"]], "line": m["line"], "original": m["original"],
+                                "mutated": m["mutated"]} for m in items]}
+        with tempfile.NamedTemporaryFile("w", suffix=".json", dir=job.base, delete=False) as handle:
+            json.dump(request, handle)
+        try:
+            result = subprocess.run([str(VENV / "bin" / "python"), str(ROOT / "tools" / "mutate" / "schemata.py"),
+                                     "plan", handle.name], capture_output=True, text=True, cwd=directory)
+        finally:
+            os.unlink(handle.name)
+        if result.returncode != 0:
+            log(f"mutate: {path}: no schemata ({(result.stderr.strip().splitlines() or ['planner failed'])[-1]}); "
+                f"its mutants are rebuilt one at a time")
+            for m in items:
+                unsupported[keys[m["id"]]] = "the schemata planner failed on the file"
+            continue
+        planned = json.loads(result.stdout)
+        nodes.update({int(k): v for k, v in planned["nodes"].items()})
+        unsupported.update({int(k): v for k, v in planned["unsupported"].items()})
+    return nodes, unsupported
+
+
+def build_schemata(job, state, keys, candidates, options, shared):
+    """Builds the schemata binary in `job`'s tree with as many of the candidates as compile: every file's planned
+    nodes rewritten (tools/mutate/schemata.py), the build's errors mapped back to the alternatives they are in, those
+    mutants evicted (judged the rebuild way), again until it builds. Then the binary with no mutant chosen must
+    replay every target's corpus as the unmutated tree does. Returns {"binary", "compiled", "evicted"} and records
+    the build in state["schemata_builds"]."""
+    started = time.time()
+    by_key = {keys[m["id"]]: m for m in candidates}
+    nodes, evicted = plan_nodes(job, candidates, keys)
+    evicted = {k: f"not expressible: {why}" for k, why in evicted.items()}
+    compiled = set(nodes)
+    files = sorted({m["file"] for m in state["mutants"]})
+    binary = job.build / "bin" / job.subject.binary
+    rounds, built = 0, False
+    while compiled and rounds < SCHEMATA_ROUNDS:
+        rounds += 1
+        spans = {}
+        for path in files:
+            mine = {k: nodes[k] for k in compiled if by_key[k]["file"] == path}
+            if not mine:
+                job.restore(path)
+                continue
+            text, spans[path] = schemata.render(job.subject.original(path), by_key, mine)
+            target = job.copy_of(path)
+            if not target.is_file() or target.read_bytes() != text:
+                target.write_bytes(text)
+        log(f"mutate: schemata build {rounds}: {len(compiled)} mutant(s) in {len(spans)} file(s) ...")
+        result = subprocess.run(["cmake", "--build", str(job.build), "-j", str(job.build_jobs), "--target",
+                                 job.subject.binary, "--", "-k", "0"], capture_output=True, text=True,
+                                env=ccache_env(job.work))
+        if result.returncode == 0:
+            built = True
+            break
+        copies = {str(job.copy_of(path).resolve()): path for path in spans}
+        bad = {}
+        for kind in ("error", "note"):
+            for match in ERROR_LOCATION.finditer(result.stdout):
+                location, line, column, severity, message = match.groups()
+                path = copies.get(str(Path(location).resolve()))
+                if severity != kind or path is None:
+                    continue
+                for key in schemata.owners(spans[path], int(line), int(column)):
+                    if key in compiled:
+                        bad.setdefault(key, f"schemata build: {message.strip()[:200]}")
+            if bad:
+                break
+        if not bad:
+            # No error in a rewritten node (an error elsewhere, from a changed type): half the mutants go.
+            ordered = sorted(compiled)
+            bad = {k: f"schemata build failed outside the rewritten nodes: {first_error(result.stdout)}"
+                   for k in ordered[len(ordered) // 2:]}
+        for key, why in bad.items():
+            compiled.discard(key)
+            evicted[key] = why
+    if not built:
+        for key in compiled:
+            evicted[key] = f"schemata build still failing after {rounds} build(s)"
+        compiled = set()
+    if compiled:
+        # The original path must be the original: with no mutant chosen every target replays as on the unmutated tree.
+        for name in sorted(options):
+            status, text, _ = job.run_fuzzer(name, options[name], ["-runs=0"], 900, shared)
+            if (status != 0) != (name in job.subject.head_failing):
+                log(f"mutate: the schemata binary with no mutant chosen replays {name} "
+                    f"{'failing' if status else 'clean'}, unlike the unmutated tree ({classify(text, status)}): "
+                    f"schemata not used; every mutant is rebuilt one at a time")
+                for key in compiled:
+                    evicted[key] = f"schemata binary's original path differs on {name}"
+                compiled = set()
+                break
+    seconds = round(time.time() - started, 1)
+    record = {"seconds": seconds, "builds": rounds, "candidates": len(candidates), "compiled": len(compiled),
+              "evicted": len(evicted), "suite": current_suite()}
+    state.setdefault("schemata_builds", []).append(record)
+    log(f"mutate: schemata binary: {len(compiled)} of {len(candidates)} mutant(s) compiled in, {len(evicted)} "
+        f"rebuilt one at a time; {rounds} build(s), {seconds} s")
+    return {"binary": binary, "compiled": compiled, "evicted": evicted}
 
 
 def import_results(state, path):
@@ -1300,7 +1544,8 @@ def stale_coverage(state, suite):
 
 
 RESULT_KEYS = ("detail", "not_reached", "targets", "reach", "differs_in", "build_seconds", "phase", "target", "check",
-               "seconds", "elapsed", "unit_killed", "suite", "head_failing")
+               "seconds", "elapsed", "unit_killed", "suite", "head_failing", "way", "quick_seconds", "quick_error",
+               "tce_detail", "schemata_fallback")
 
 
 def make_pending(mutant, rerun=False):
@@ -1425,23 +1670,35 @@ def run(arguments):
     started_at, processed = time.time(), [0]
     free = list(jobs)
     free_lock = threading.Condition()
+    keys = {m["id"]: index + 1 for index, m in enumerate(state["mutants"])}
+    fast = {"binary": None, "compiled": set(), "round": None}
 
-    def work(mutant):
+    def borrow():
         with free_lock:
             while not free:
                 free_lock.wait()
-            job = free.pop()
+            return free.pop()
+
+    def give_back(job):
+        with free_lock:
+            free.append(job)
+            free_lock.notify()
+
+    def work(mutant):
+        job = borrow()
         try:
             mutant["status"] = "running"
             mutant["suite"] = suite
-            process(job, mutant, state, options, shared, state["config"]["time"], arguments)
+            key = keys[mutant["id"]]
+            chosen = (fast["binary"], key) if key in fast["compiled"] else None
+            if fast["round"] is not None and chosen is None:
+                mutant["schemata_fallback"] = fast["evicted"].get(key, "not in the schemata build")
+            process(job, mutant, state, options, shared, state["config"]["time"], arguments, chosen)
         except Exception as error:  # a broken mutant run is recorded, not fatal to the whole analysis
             mutant["status"], mutant["detail"] = "error", f"{type(error).__name__}: {error}"
             job.restore(mutant["file"])
         finally:
-            with free_lock:
-                free.append(job)
-                free_lock.notify()
+            give_back(job)
         processed[0] += 1
         save_state(state_path, state)
         m = mutant
@@ -1450,24 +1707,81 @@ def run(arguments):
                else f": {m.get('detail', '')}"))
         progress(state, selected(state), started_at, processed[0])
 
-    # A job starts the next mutant as soon as it is free (a survivor fuzzes for minutes; a batch that waited
-    # for its slowest mutant left the other jobs idle). The selection is re-read after every mutant: only
-    # what can still count toward SAMPLE runs, and invalid/equivalent ones make room for the next.
-    submitted = set()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs_count) as pool:
-        running = set()
-        while True:
-            for m in selected(state):
-                if len(running) >= jobs_count:
+    def quick(mutant):
+        job = borrow()
+        try:
+            checked = time.time()
+            error = job.quick_check(mutant)
+            mutant["quick_seconds"] = round(time.time() - checked, 2)
+            if error is not None:
+                mutant["quick_error"] = error
+        finally:
+            give_back(job)
+
+    def settle_quick():
+        # A selected mutant the quick check refused is invalid (one checked ahead of the selection waits until the
+        # selection reaches it: it is not processed before).
+        for m in selected(state):
+            if m["status"] == "pending" and "quick_error" in m:
+                m.update(status="invalid", detail=f"quick check: {m.pop('quick_error')}", way="quick check",
+                         suite=suite, elapsed=m["quick_seconds"])
+                processed[0] += 1
+
+    def drain(allowed):
+        # A job starts the next mutant as soon as it is free (a survivor fuzzes for minutes; a batch that waited
+        # for its slowest mutant left the other jobs idle). The selection is re-read after every mutant: only
+        # what can still count toward SAMPLE runs, and invalid/equivalent ones make room for the next.
+        submitted = set()
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs_count) as pool:
+            running = set()
+            while True:
+                for m in selected(state):
+                    if len(running) >= jobs_count:
+                        break
+                    if m["status"] == "pending" and m["id"] not in submitted and (allowed is None
+                                                                                  or m["id"] in allowed):
+                        submitted.add(m["id"])
+                        running.add(pool.submit(work, m))
+                if not running:
                     break
-                if m["status"] == "pending" and m["id"] not in submitted:
-                    submitted.add(m["id"])
-                    running.add(pool.submit(work, m))
-            if not running:
+                finished, running = concurrent.futures.wait(running,
+                                                            return_when=concurrent.futures.FIRST_COMPLETED)
+                for future in finished:
+                    future.result()
+
+    if arguments.schemata == "off" or arguments.unit:
+        drain(None)
+    else:
+        schemata_job = None
+        while any(m["status"] == "pending" for m in selected(state)):
+            # A round: every pending mutant the selection needs passes the quick check (an invalid one makes room
+            # for the next, checked in turn), with up to half as many more after it; the ones left are built into
+            # one schemata binary, unless the last one already holds them all.
+            while True:
+                settle_quick()
+                wanted = [m for m in selected(state) if m["status"] == "pending"]
+                after = [m for m in state["mutants"] if m["status"] == "pending" and m not in wanted]
+                fresh = [m for m in wanted + after[:len(wanted) // 2] if "quick_seconds" not in m]
+                if not fresh:
+                    break
+                log(f"mutate: quick check of {len(fresh)} mutant(s) ...")
+                with concurrent.futures.ThreadPoolExecutor(max_workers=jobs_count) as pool:
+                    list(pool.map(quick, fresh))
+                save_state(state_path, state)
+            save_state(state_path, state)
+            wanted = [m for m in selected(state) if m["status"] == "pending"]
+            if not wanted:
                 break
-            finished, running = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
-            for future in finished:
-                future.result()
+            if not {keys[m["id"]] for m in wanted} <= fast["compiled"]:
+                candidates = wanted + [m for m in state["mutants"] if m["status"] == "pending" and m not in wanted
+                                       and "quick_seconds" in m and "quick_error" not in m]
+                if schemata_job is None:
+                    schemata_job = Job("schemata", out, max(1, os.cpu_count() or 1), False, subject, work_dir)
+                    log(f"mutate: preparing the schemata tree {schemata_job.base} (first build is a full one) ...")
+                    schemata_job.setup()
+                fast.update(build_schemata(schemata_job, state, keys, candidates, options, shared))
+            fast["round"] = {m["id"] for m in wanted}
+            drain(fast["round"])
     write_report(state, out, prefix)
     return 0
 
@@ -1550,6 +1864,29 @@ def summarize(state):
         "per_directory": {d: {**row, "score": percent(row["killed"], row["killed"] + row["survived"])}
                           for d, row in sorted(per_directory.items())},
         "mutants": done,
+        **cost_of_ways(state, done, job_seconds),
+    }
+
+
+def cost_of_ways(state, done, job_seconds):
+    """A run that recorded its ways (the quick check, the schemata binary, the rebuild per mutant): the mean job-seconds
+    per mutant processed (every done mutant's own time: its quick check, TCE, build, replay and fuzzing), the same per
+    way, and the schemata builds apart (the first build of each job tree is in neither). {} for older runs."""
+    if not any("way" in m for m in done):
+        return {}
+    per_way = {}
+    for m in done:
+        row = per_way.setdefault(m.get("way", "unrecorded"), {"processed": 0, "job_seconds": 0.0})
+        row["processed"] += 1
+        row["job_seconds"] += m.get("elapsed", 0)
+    builds = state.get("schemata_builds", [])
+    return {
+        "job_seconds_per_processed": round(job_seconds / len(done), 2) if done else None,
+        "per_way": {way: {"processed": row["processed"], "job_seconds": round(row["job_seconds"], 1),
+                          "job_seconds_per_processed": round(row["job_seconds"] / row["processed"], 2)}
+                    for way, row in sorted(per_way.items())},
+        "schemata_builds": builds,
+        "schemata_build_seconds": round(sum(b["seconds"] for b in builds), 1),
     }
 
 
@@ -1671,6 +2008,11 @@ def write_report(state, out, prefix=""):
         lines.append(f"- cost: {summary['job_seconds'] / 3600:.1f} job-hours (each done mutant's TCE, build, replay "
                      f"and fuzzing, summed; its last run only, job setup not counted), "
                      f"{summary['job_minutes_per_valid']} job-minutes per valid non-equivalent mutant")
+    if summary.get("per_way"):
+        lines.append(f"- job-seconds per mutant processed: {summary['job_seconds_per_processed']} (" + "; ".join(
+            f"{way}: {row['processed']} at {row['job_seconds_per_processed']} s" for way, row in
+            summary["per_way"].items()) + f"); schemata builds apart: {len(summary['schemata_builds'])} binary(ies), "
+            f"{summary['schemata_build_seconds']} s (the job trees' first builds counted in neither)")
     if config.get("head_failing_targets"):
         lines.append("- targets whose corpus already fails on the unmutated tree (kept, with their reach; a mutant "
                      f"only they kill is killed, {HEAD_ALREADY_FAILING}): " + "; ".join(
@@ -1753,6 +2095,9 @@ def main():
     parser.add_argument("--rerun", default="", help="with --resume: run these mutant ids again in the main state "
                         "(space/comma-separated), e.g. survivors a strengthening should now kill")
     parser.add_argument("--unit", action="store_true", help="also record whether ctest alone kills each mutant")
+    parser.add_argument("--schemata", choices=["on", "off"], default="on",
+                        help="on (default): mutants chosen at run time in one build, the rest rebuilt one at a time; "
+                             "off: every mutant rebuilt (docs/mutation.md, Schemata)")
     parser.add_argument("--shard", default="", help="I/N: this run takes every N-th mutant from the I-th")
     parser.add_argument("--only", default="", help="re-run these mutant ids (file#number, space/comma-separated), "
                         "e.g. a survivor after strengthening; use with --state to keep the main run's state")
