@@ -869,13 +869,17 @@ class Job:
             kept.append(argument)
         return kept
 
-    def tce_compile(self, entry, scratch):
-        """Object bytes' SHA-256 of one unit at -O2 -g0 with the build's sanitizers, or (None, error text)."""
-        output = scratch / "unit.o"
-        result = subprocess.run(self.tce_arguments(entry) + ["-O2", "-g0", "-o", str(output)], cwd=entry["directory"],
-                                capture_output=True, text=True)
+    def tce_compile(self, entry, scratch, ir=False):
+        """Object bytes' SHA-256 of one unit at -O2 -g0 with the build's sanitizers, or (None, error text). ir=True:
+        the SHA-256 of the unit's LLVM IR as the front end hands it to -O2's pipeline (-Xclang -disable-llvm-passes):
+        the same IR through the same pipeline is the same object, so a unit whose IR is unchanged needs no -O2
+        compile (the pipeline, sanitizer passes included, is most of a unit's compile time)."""
+        output = scratch / ("unit.ll" if ir else "unit.o")
+        extra = ["-Xclang", "-disable-llvm-passes", "-emit-llvm", "-S"] if ir else []
+        result = subprocess.run(self.tce_arguments(entry) + ["-O2", "-g0"] + extra + ["-o", str(output)],
+                                cwd=entry["directory"], capture_output=True, text=True)
         if result.returncode != 0:
-            return None, result.stderr[-3000:]
+            return None, result.stderr[:6000]   # the first error, not the "N errors generated." tail
         digest = hashlib.sha256(output.read_bytes()).hexdigest()
         output.unlink()
         return digest, ""
@@ -967,15 +971,21 @@ class Job:
         return sorted(units, key=rank)
 
     def tce_pair(self, key, entry, mutant, scratch):
-        """(the unmutated unit's digest, cached per unit; the mutated unit's digest or None; the compile error)."""
-        if key not in self.tce_baseline:
-            self.restore(mutant["file"])
-            self.tce_baseline[key], error = self.tce_compile(entry, scratch)
-            if self.tce_baseline[key] is None:
-                raise RuntimeError(f"original unit {key} does not compile: {error}")
-        self.apply(mutant)
-        digest, error = self.tce_compile(entry, scratch)
-        return self.tce_baseline[key], digest, error
+        """(the unmutated unit's digest, cached per unit; the mutated unit's digest or None; the compile error). The
+        IR first: an unchanged IR is an unchanged object (both digests returned equal, no -O2 compile); a changed one
+        is compiled, and the objects decide."""
+        for ir in (True, False):
+            cache = (key, ir)
+            if cache not in self.tce_baseline:
+                self.restore(mutant["file"])
+                self.tce_baseline[cache], error = self.tce_compile(entry, scratch, ir)
+                if self.tce_baseline[cache] is None:
+                    raise RuntimeError(f"original unit {key} does not compile: {error}")
+            self.apply(mutant)
+            digest, error = self.tce_compile(entry, scratch, ir)
+            if digest is None or digest == self.tce_baseline[cache]:
+                return self.tce_baseline[cache], digest, error
+        return self.tce_baseline[(key, False)], digest, error
 
     def tce(self, mutant, targets):
         """'invalid' (with the error), 'equivalent', 'different' (with the first unit that differs), or
@@ -1360,7 +1370,9 @@ def process(job, mutant, state, options, shared, seconds, arguments, fast=None):
 
 
 SCHEMATA_ROUNDS = 8        # builds of one schemata binary before the mutants still failing it all go the rebuild way
-ERROR_LOCATION = re.compile(r"^(/[^:\s]+):(\d+):(\d+): (error|note): ?(.*)$", re.M)
+# A compiler diagnostic's location: absolute, or relative to the build directory (ccache's CCACHE_BASEDIR makes the
+# paths under the job trees relative).
+ERROR_LOCATION = re.compile(r"^([^\s:][^:\n]*):(\d+):(\d+): (error|note): ?(.*)$", re.M)
 
 
 def plan_nodes(job, mutants, keys):
@@ -1438,7 +1450,7 @@ def build_schemata(job, state, keys, candidates, options, shared):
         for kind in ("error", "note"):
             for match in ERROR_LOCATION.finditer(result.stdout):
                 location, line, column, severity, message = match.groups()
-                path = copies.get(str(Path(location).resolve()))
+                path = copies.get(str((job.build / location).resolve()))
                 if severity != kind or path is None:
                     continue
                 for key in schemata.owners(spans[path], int(line), int(column)):
@@ -2078,9 +2090,54 @@ def merge_states(arguments):
     return 0
 
 
+VERDICT_KEYS = ("status", "phase", "target")
+
+
+def verdict_of(mutant):
+    """(status, phase, killing target) as first measured; phase and target only for a kill."""
+    first = mutant.get("first_result", {})
+    status = first.get("status", mutant["status"])
+    if status != "killed":
+        return (status, None, None)
+    return (status, first.get("phase", mutant.get("phase")), first.get("target", mutant.get("target")))
+
+
+def compare_ways(first, second):
+    """The two ways' verdicts on the mutants both judged: {"compared", "agree", "disagree": [(id, a, b)], "ways"}.
+    A kill by another target of the same reaching set, or in another phase, is a disagreement too (reported apart
+    from a status disagreement)."""
+    a = {m["id"]: m for m in first["mutants"] if m["status"] not in ("pending", "running", "error")}
+    b = {m["id"]: m for m in second["mutants"] if m["status"] not in ("pending", "running", "error")}
+    both = [i for i in a if i in b]
+    disagree = [(i, verdict_of(a[i]), verdict_of(b[i])) for i in both if verdict_of(a[i]) != verdict_of(b[i])]
+    return {"compared": len(both), "agree": len(both) - len(disagree),
+            "status_disagree": sum(1 for _, x, y in disagree if x[0] != y[0]), "disagree": disagree,
+            "ways": {"first": sorted({m.get("way", "unrecorded") for m in a.values()}),
+                     "second": sorted({m.get("way", "unrecorded") for m in b.values()})}}
+
+
+def compare_states(arguments):
+    """mutate.py compare A.json B.json: the verdicts of two runs of the same mutants (one each way); exit 1 on any
+    disagreement of status, phase or killing target."""
+    if len(arguments.states) != 2:
+        sys.exit("mutate: compare takes two state files")
+    first, second = (json.loads(Path(p).read_text()) for p in arguments.states)
+    result = compare_ways(first, second)
+    print(f"mutate compare: {result['compared']} mutant(s) judged by both; {result['agree']} agree; "
+          f"{result['status_disagree']} differ in status, {len(result['disagree']) - result['status_disagree']} "
+          f"only in phase or killing target (ways: {', '.join(result['ways']['first'])} / "
+          f"{', '.join(result['ways']['second'])})")
+    for mutant_id, x, y in result["disagree"]:
+        print(f"  {mutant_id}: {' '.join(str(v) for v in x if v)}  vs  {' '.join(str(v) for v in y if v)}")
+    if arguments.out:
+        Path(arguments.out).mkdir(parents=True, exist_ok=True)
+        (Path(arguments.out) / "compare.json").write_text(json.dumps(result, indent=1) + "\n")
+    return 1 if result["disagree"] else 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["run", "report", "merge"])
+    parser.add_argument("command", choices=["run", "report", "merge", "compare"])
     parser.add_argument("states", nargs="*", help="merge: shard state files")
     parser.add_argument("--files", default="", help="space/comma-separated files of serialize/ (default: all)")
     parser.add_argument("--sample", type=int, default=None, help="valid non-equivalent mutants to run (default: all)")
@@ -2136,6 +2193,8 @@ def main():
         return 0
     if arguments.command == "merge":
         return merge_states(arguments)
+    if arguments.command == "compare":
+        return compare_states(arguments)
     arguments.subject_object = make_subject(name, fuzz_subject.core_src())
     if arguments.reach_lcov:
         arguments.subject_object.reach_lcov = Path(arguments.reach_lcov).resolve()

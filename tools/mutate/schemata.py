@@ -27,6 +27,7 @@ that did not compile it.
 render() (importable without libclang) writes the file with the planned nodes.
 """
 import json
+import re
 import sys
 
 SWITCH = "SERDIFF_MUTANT"
@@ -130,8 +131,16 @@ def collect(path, arguments, unit):
     walk(tu.cursor, [])
     with open(target, "rb") as handle:
         data = handle.read()
-    # An implicit conversion of a string literal has the literal's extent (and its array type): left out too.
-    return [n for n in nodes if not (n[2] == "expr" and data[n[0]:n[1]].lstrip(b"uUL8R").startswith(b'"'))]
+    def unfit(start, end):
+        text = data[start:end]
+        # An implicit conversion of a string literal has the literal's extent (and its array type); a braced list
+        # (std::min({a, b, c})) has none of its own; a called name (an overload set, a function template, whatever
+        # the kind libclang gives it in a template) cannot be cast to its own type.
+        if text.lstrip(b"uUL8R").startswith(b'"') or text.startswith(b"{"):
+            return True
+        return re.fullmatch(rb"[A-Za-z_][\w:]*(<[^()]*>)?", text) is not None and \
+            data[end:end + 64].lstrip().startswith(b"(")
+    return [n for n in nodes if not (n[2] == "expr" and unfit(n[0], n[1]))]
 
 
 def plan(request):

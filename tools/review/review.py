@@ -643,7 +643,10 @@ def mutation(changed, seconds, out):
     data = json.loads(report.read_text())
     mutants = [mutant_row(m) for m in data.get("mutants", []) if m.get("status") != "pending"]
     summary = {key: data.get(key) for key in ("generated", "selected", "invalid", "equivalent", "errors", "killed",
-                                               "survived", "survived_not_reached", "score")}
+                                               "survived", "survived_not_reached", "score",
+                                               # what judging them cost (make mutate's ways: quick check, schemata
+                                               # binary, rebuild per mutant), the schemata builds apart
+                                               "job_seconds_per_processed", "per_way", "schemata_build_seconds")}
     summary["not_reached"] = summary.pop("survived_not_reached")
     entry.update({"status": "measured", "summary": summary, "mutants": mutants,
                   "left_out_targets": data.get("config", {}).get("left_out_targets", {}),
