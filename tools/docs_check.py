@@ -264,6 +264,19 @@ def _fuzz_bench_rates(root):
 # function giving the numbers the record holds (strings, in the pattern's order) from the repository root and the
 # fuzz binary's target names. A rule whose sentence is gone is a problem too: reword the rule with the sentence.
 RECORD_RULES = [
+    # The schemata way's cost (docs/mutation-schemata.md "Cost"): its table and the schemata build, from the record.
+    ("docs/mutation-schemata.md", r"\| quick check \(invalid\) \| (\d+) \| ([\d.]+) \|\n\| schemata binary \| (\d+) \| "
+                                  r"([\d.]+) \|\n\| rebuilt one at a time \| (\d+) \| ([\d.]+) \|\n\| \*\*all\*\* "
+                                  r"\(`job_seconds_per_processed`\) \| (\d+) \| \*\*([\d.]+)\*\* \|",
+     "tools/mutate/results/speed-core.json",
+     lambda root, targets: (lambda r: tuple(str(v) for way in ("quick check", "schemata", "rebuild")
+                                            for v in (r["per_way"][way]["processed"],
+                                                      r["per_way"][way]["job_seconds_per_processed"]))
+                            + (str(r["done"]), str(r["job_seconds_per_processed"])))(
+         _json(root, "tools/mutate/results/speed-core.json"))),
+    ("docs/mutation-core.md", r"at ([\d.]+) job-seconds per mutant processed on `serialize.h` and `streams.h`",
+     "tools/mutate/results/speed-core.json",
+     lambda root, targets: (str(_json(root, "tools/mutate/results/speed-core.json")["job_seconds_per_processed"]),)),
     ("README.md", r"one core: `transaction` ([\d,]+), `block` ([\d,]+), `compact_size` ([\d,]+), `obfuscation` ([\d,]+); "
                   r"the empty target ([\d,]+) \(medians of three runs, ([\w, ]+), load ([\d.]+)-([\d.]+)\)",
      "bench/records/fuzz-bench-{1,2,3}.json", lambda root, targets: _fuzz_bench_rates(root)),

@@ -128,6 +128,12 @@ def mutate_cli():
     return VENV / "bin" / "mutate"
 
 
+def universalmutator_version():
+    """The pinned universalmutator version of REQUIREMENTS (its other pins and comments aside)."""
+    match = re.search(r"^universalmutator==([^\s#]+)", REQUIREMENTS.read_text(), re.M)
+    return match.group(1) if match else "unpinned"
+
+
 def optimized_sources(directories=("serialize",)):
     """The mutable sources (.h, .cpp; planted.h never) of `directories`, sorted."""
     return sorted(str(p.relative_to(ROOT)) for d in directories for p in (ROOT / d).iterdir()
@@ -1165,7 +1171,7 @@ def plan(arguments, cli, out, subject=None, generator=generate):
         m["status"] = "pending"
     config = {"files": files, "sample": arguments.sample, "seed": arguments.seed, "time": arguments.time,
               "shard": arguments.shard, "unit": arguments.unit,
-              "universalmutator": REQUIREMENTS.read_text().split("==")[-1].strip()}
+              "universalmutator": universalmutator_version()}
     config.update(subject.config())
     if plan_rev:
         config["plan_rev"] = plan_rev
