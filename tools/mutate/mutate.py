@@ -115,7 +115,16 @@ def log(message):
 # ---------------------------------------------------------------------------------------------- tools
 
 def mutate_cli():
-    """build/python-venv/bin/mutate, installing the pinned universalmutator first when needed."""
+    """build/python-venv/bin/mutate, installing the pinned universalmutator first when needed (under the lock that
+    python/build.sh and differential/oracles/core/install.sh take on the same venv)."""
+    import fcntl
+    VENV.parent.mkdir(parents=True, exist_ok=True)
+    with open(f"{VENV}.core-install.lock", "w") as lock_file:
+        fcntl.flock(lock_file, fcntl.LOCK_EX)
+        return install_mutate_requirements()
+
+
+def install_mutate_requirements():
     if not (VENV / "bin" / "python").exists():
         log(f"mutate: creating {VENV.relative_to(ROOT)}")
         subprocess.run(["/usr/bin/python3", "-m", "venv", str(VENV)], check=True)
