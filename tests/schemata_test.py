@@ -23,7 +23,7 @@ import schemata  # noqa: E402
 FIXTURE = "tests/schemata_fixture.cpp"
 COMPILER = "clang++-19"
 FLAGS = ["-std=c++20", "-O0", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-w"]
-SAMPLE = 60
+SAMPLE = 45
 SEED = 20261129
 
 

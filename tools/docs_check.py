@@ -274,6 +274,10 @@ RECORD_RULES = [
                                                       r["per_way"][way]["job_seconds_per_processed"]))
                             + (str(r["done"]), str(r["job_seconds_per_processed"])))(
          _json(root, "tools/mutate/results/speed-core.json"))),
+    ("docs/mutation-schemata.md", r"\*\*All (\d+) agree\*\* in status, phase and killing target",
+     "tools/mutate/results/speed-core-compare.json",
+     lambda root, targets: (lambda r: (str(r["compared"]) if r["agree"] == r["compared"] else "not all",))(
+         _json(root, "tools/mutate/results/speed-core-compare.json"))),
     ("docs/mutation-core.md", r"at ([\d.]+) job-seconds per mutant processed on `serialize.h` and `streams.h`",
      "tools/mutate/results/speed-core.json",
      lambda root, targets: (str(_json(root, "tools/mutate/results/speed-core.json")["job_seconds_per_processed"]),)),
