@@ -412,14 +412,7 @@ def strip_comments(text):
     return re.sub(r"\s+", "", text)
 
 
-def changed_span(old, new):
-    prefix = 0
-    while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < min(len(old), len(new)) - prefix and old[-1 - suffix] == new[-1 - suffix]:
-        suffix += 1
-    return prefix, len(old) - suffix
+changed_span = schemata.changed_span
 
 
 def generate(cli, path, root=ROOT):

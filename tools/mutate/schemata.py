@@ -72,17 +72,23 @@ def line_starts(data):
         starts.append(position)
 
 
+def changed_span(old, new):
+    """(start, end) of `old` that `new` replaces: what lies between their common prefix and common suffix."""
+    prefix = 0
+    while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(old), len(new)) - prefix and old[-1 - suffix] == new[-1 - suffix]:
+        suffix += 1
+    return prefix, len(old) - suffix
+
+
 def mutant_span(data, starts, mutant):
     """(A, B, replacement bytes): the mutant replaces data[A:B] with the replacement."""
     original, mutated = mutant["original"].encode(), mutant["mutated"].encode()
-    prefix = 0
-    while prefix < min(len(original), len(mutated)) and original[prefix] == mutated[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < min(len(original), len(mutated)) - prefix and original[-1 - suffix] == mutated[-1 - suffix]:
-        suffix += 1
+    start, end = changed_span(original, mutated)
     base = starts[mutant["line"] - 1]
-    return base + prefix, base + len(original) - suffix, mutated[prefix:len(mutated) - suffix]
+    return base + start, base + end, mutated[start:len(mutated) - (len(original) - end)]
 
 
 def collect(path, arguments, unit):
