@@ -63,7 +63,8 @@ def plan(path, mutants):
 
 
 def build(directory, data, mutants, nodes):
-    """(binary or None, {key: why evicted}): the schemata build loop of mutate.build_schemata on one program."""
+    """({key compiled in}, {key: why evicted}): mutate.build_schemata's loop on one program, with its error map
+    (mutate.culprits)."""
     compiled, evicted = set(nodes), {}
     source, binary = directory / "schemata.cpp", directory / "schemata"
     for _ in range(mutate.SCHEMATA_ROUNDS):
@@ -72,14 +73,11 @@ def build(directory, data, mutants, nodes):
         result = compile_program(source, binary, ["-ferror-limit=0"])
         if result.returncode == 0:
             return compiled, evicted
-        bad = set()
-        for match in mutate.ERROR_LOCATION.finditer(result.stderr):
-            location, line, column, severity, _ = match.groups()
-            if severity == "error" and Path(location).resolve() == source.resolve():
-                bad.update(k for k in schemata.owners(spans, int(line), int(column)) if k in compiled)
+        bad = mutate.culprits(result.stderr, {"source": spans}, compiled,
+                              lambda location: "source" if Path(location).resolve() == source.resolve() else None)
         if not bad:
             raise AssertionError(f"a schemata build error no mutant owns:\n{result.stderr[-3000:]}")
-        compiled -= bad
+        compiled -= set(bad)
         evicted.update({k: "build" for k in bad})
     raise AssertionError("the schemata build did not converge")
 

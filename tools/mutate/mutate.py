@@ -31,6 +31,12 @@ the run starts, as are the mutated files' originals) and build tree:
   4. with --unit (UNIT=1): ctest (unit tests) on every mutant; one the fuzz stages left alive, reached or not, that
      ctest kills is killed (phase "unit").
 
+By default (--schemata on) steps 1 and 3 come after a cheaper path (docs/mutation-schemata.md): a quick
+-fsyntax-only check of the mutated file alone refuses what does not compile as written; the rest of a round's mutants
+are compiled into one schemata binary (tools/mutate/schemata.py), each chosen at run time by SERDIFF_MUTANT, and judged
+there by replay, then TCE only if the replay left it alive, then fuzzing; a mutant the schemata form cannot carry is
+judged as above (the rebuild way). --schemata off (and --unit) rebuilds every mutant.
+
 State (resumable with --resume): mutate-out/state.json. Report: mutate-out/report.{md,json}.
 
 With --subject core [--core-src DIR] (make mutate SUBJECT=core [CORE_SRC=DIR]) the files mutated are Bitcoin Core's
@@ -46,8 +52,9 @@ already failing" (check "HEAD already failing: ..."), never "not reached". State
 
   tools/mutate/mutate.py run [--files serialize/file.h] [--sample N] [--seed 1] [--time 60] [--jobs 1]
                              [--resume] [--unit] [--shard I/N] [--out mutate-out] [--lines FILE:1,5-9]
-                             [--subject serdiff|core] [--core-src DIR] [--reach-lcov FILE]
+                             [--subject serdiff|core] [--core-src DIR] [--reach-lcov FILE] [--schemata on|off]
   tools/mutate/mutate.py report [--out mutate-out]
+  tools/mutate/mutate.py compare A.json B.json [--out DIR]   (two runs' verdicts; exit 1 on any difference)
 """
 import argparse
 import concurrent.futures
@@ -911,18 +918,16 @@ class Job:
         quick = self.base / "quick"
         quick.mkdir(parents=True, exist_ok=True)
         stem = path.replace("/", "_")
-        text = self.subject.original(path).decode()
-        includes = [line for line in text.splitlines() if re.match(r"\s*#\s*include\s*[<\"]", line)]
-        depths, depth = [], 0
-        for line in text.splitlines():
+        found, depth = [], 0     # (#if depth, line) of every #include
+        for line in self.subject.original(path).decode().splitlines():
             if re.match(r"\s*#\s*if", line):
                 depth += 1
             elif re.match(r"\s*#\s*endif", line):
                 depth -= 1
             elif re.match(r"\s*#\s*include\s*[<\"]", line):
-                depths.append(depth)
+                found.append((depth, line))
         # Only the unconditional ones (the include guard's level): a platform's conditional header may not exist.
-        includes = [line for line, d in zip(includes, depths) if d == min(depths)] if depths else []
+        includes = [line for d, line in found if d == min(d for d, _ in found)]
         header, pch = quick / f"{stem}.deps.h", quick / f"{stem}.pch"
         header.write_text("\n".join(includes) + "\n")
         compiler = flags[0]
@@ -1231,7 +1236,7 @@ def baseline_failures(subject, names, replay):
     return subject.head_failing
 
 
-def judge_by_tce(job, mutant, targets, reach_kind):
+def judge_by_tce(job, mutant, targets):
     """The TCE step's verdict applied to the mutant: True when it is decided here (invalid, equivalent), else False
     with its targets cleared where the fuzz binary's units are identical and only the instantiation unit differs."""
     verdict, detail = job.tce(mutant, targets)
@@ -1260,14 +1265,15 @@ def not_reached(mutant, reach_kind):
 
 
 def kill_stages(job, mutant, targets, options, shared, seconds, fast=None, before_fuzz=None):
-    """Replay, then fuzzing, then the targets HEAD already fails, as in the module's docstring; True when killed.
-    `fast`: (schemata binary, key), the mutant chosen at run time in the one build. `before_fuzz()`: run after the
-    replay left the mutant alive; True stops (the schemata path's TCE decided the mutant)."""
+    """Replay, then fuzzing, then the targets HEAD already fails, as in the module's docstring; True when killed or
+    decided. `fast`: (schemata binary, key), the mutant chosen at run time in the one build. `before_fuzz()`: run
+    after the replay left the mutant alive; True stops (the schemata path's TCE decided the mutant)."""
     binary, key = fast or (None, None)
     failing = job.subject.head_failing
     # A target whose corpus already fails on the unmutated tree fails on every mutant too: it judges a mutant only
     # after the other targets that reach it (their replay and fuzzing) left it alive.
     healthy = [t for t in targets if t not in failing]
+    already_failing = [t for t in targets if t in failing]
     # 1. Replay: every reaching target's committed corpus (and real-data seeds), no mutation.
     for target in healthy:
         status, text, took = job.run_fuzzer(target, options[target], ["-runs=0"], 900, shared, binary, key)
@@ -1277,8 +1283,6 @@ def kill_stages(job, mutant, targets, options, shared, seconds, fast=None, befor
             return True
     if before_fuzz is not None and before_fuzz():
         return True
-    healthy = [t for t in targets if t not in failing]
-    already_failing = [t for t in targets if t in failing]
     # 2. Fuzz each reaching target for TIME seconds until one kills it (fresh corpus each time).
     spent = 0.0
     for target in healthy:
@@ -1323,21 +1327,19 @@ def process(job, mutant, state, options, shared, seconds, arguments, fast=None):
     try:
         if fast is not None:
             def tce_then_reach():
-                decided = judge_by_tce(job, mutant, targets, reach_kind)
+                decided = judge_by_tce(job, mutant, targets)
                 if not decided and not targets:
                     not_reached(mutant, mutant["reach"])
                     return True
                 return decided
             if not targets:
-                if not tce_then_reach():
-                    not_reached(mutant, reach_kind)
+                tce_then_reach()      # invalid, equivalent, or not reached
                 return
-            if not kill_stages(job, mutant, targets, options, shared, seconds, fast, tce_then_reach) \
-                    and mutant["status"] in ("running", "pending"):
+            if not kill_stages(job, mutant, targets, options, shared, seconds, fast, tce_then_reach):
                 mutant["status"] = "survived"
                 mutant["detail"] = f"no kill by replay nor {seconds} s of fuzzing per target"
             return
-        if judge_by_tce(job, mutant, targets, reach_kind):
+        if judge_by_tce(job, mutant, targets):
             return
         reach_kind = mutant["reach"]
         if not targets:
@@ -1381,6 +1383,26 @@ SCHEMATA_ROUNDS = 8        # builds of one schemata binary before the mutants st
 # A compiler diagnostic's location: absolute, or relative to the build directory (ccache's CCACHE_BASEDIR makes the
 # paths under the job trees relative).
 ERROR_LOCATION = re.compile(r"^([^\s:][^:\n]*):(\d+):(\d+): (error|note): ?(.*)$", re.M)
+
+
+def culprits(output, spans, compiled, file_of):
+    """{key: the error} of the compiled mutants a schemata build's output blames: the alternatives (or the switched
+    nodes) holding an error's location; when no error lies in one, the notes' locations (an error at a constant's use
+    whose note points into the node). `spans`: {file: schemata.render()'s spans}; `file_of(location)`: the file of
+    `spans` a printed location is, or None."""
+    bad = {}
+    for kind in ("error", "note"):
+        for match in ERROR_LOCATION.finditer(output):
+            location, line, column, severity, message = match.groups()
+            path = file_of(location)
+            if severity != kind or path is None:
+                continue
+            for key in schemata.owners(spans[path], int(line), int(column)):
+                if key in compiled:
+                    bad.setdefault(key, f"schemata build: {message.strip()[:200]}")
+        if bad:
+            break
+    return bad
 
 
 def plan_nodes(job, mutants, keys):
@@ -1454,18 +1476,7 @@ def build_schemata(job, state, keys, candidates, options, shared):
             built = True
             break
         copies = {str(job.copy_of(path).resolve()): path for path in spans}
-        bad = {}
-        for kind in ("error", "note"):
-            for match in ERROR_LOCATION.finditer(result.stdout):
-                location, line, column, severity, message = match.groups()
-                path = copies.get(str((job.build / location).resolve()))
-                if severity != kind or path is None:
-                    continue
-                for key in schemata.owners(spans[path], int(line), int(column)):
-                    if key in compiled:
-                        bad.setdefault(key, f"schemata build: {message.strip()[:200]}")
-            if bad:
-                break
+        bad = culprits(result.stdout, spans, compiled, lambda location: copies.get(str((job.build / location).resolve())))
         if not bad:
             # No error in a rewritten node (an error elsewhere, from a changed type): half the mutants go.
             ordered = sorted(compiled)
@@ -1691,7 +1702,7 @@ def run(arguments):
     free = list(jobs)
     free_lock = threading.Condition()
     keys = {m["id"]: index + 1 for index, m in enumerate(state["mutants"])}
-    fast = {"binary": None, "compiled": set(), "round": None}
+    fast = {"binary": None, "compiled": set(), "evicted": {}, "round": None}
 
     def borrow():
         with free_lock:
@@ -1792,7 +1803,9 @@ def run(arguments):
             wanted = [m for m in selected(state) if m["status"] == "pending"]
             if not wanted:
                 break
-            if not {keys[m["id"]] for m in wanted} <= fast["compiled"]:
+            # A mutant the last build left out (no node holds it, or its alternative did not compile) would be left
+            # out again: only a mutant never planned calls for a new build.
+            if not {keys[m["id"]] for m in wanted} <= fast["compiled"] | set(fast["evicted"]):
                 candidates = wanted + [m for m in state["mutants"] if m["status"] == "pending" and m not in wanted
                                        and "quick_seconds" in m and "quick_error" not in m]
                 if schemata_job is None:

@@ -179,9 +179,10 @@ def plan(request):
 
 def render(data, mutants, nodes):
     """The file with the planned nodes rewritten. `mutants`: {key: {line, original, mutated}}; `nodes`: {key: [start,
-    end, form]}. Returns (bytes, spans): spans {key: (first line, first column, last line, last column)} of each
-    mutant's alternative as the compiler reports positions (1-based, the lines after a multi-line node renumbered
-    by #line to their original numbers), and {"node", keys}: entries for the switch around each node."""
+    end, form]}. Returns (bytes, spans): spans is a list of (first line, first column, last line, last column,
+    owner) as the compiler reports positions (1-based; the lines after a multi-line node renumbered by #line to their
+    original numbers); owner is a mutant's key for its alternative, or the tuple of a node's keys for the whole
+    switched node (owners() reads them)."""
     starts = line_starts(data)
     # Nested nodes join the outermost: its alternatives carry the inner mutants' changes.
     order = sorted({(n[0], n[1], n[2]) for n in nodes.values()}, key=lambda n: (n[0], -n[1]))
@@ -247,8 +248,9 @@ def render(data, mutants, nodes):
         if b"\n" in original:
             # Lines after the node keep their numbers (assertion messages, the error map).
             line = data.count(b"\n", 0, end) + 1
-            if len(original) * (len(members[node]) + 2) >= MULTILINE_STRIDE * 40:
-                raise ValueError("a node too large for its line range")
+            if original.count(b"\n") * (len(members[node]) + 2) >= MULTILINE_STRIDE:
+                raise ValueError(f"a switched node of {original.count(b'{chr(10)}') + 1} lines with "
+                                 f"{len(members[node])} mutants overflows its #line range")
             emit(f"\n#line {line}\n".encode() + b" " * (end - starts[line - 1]))
         cursor = end
     emit(data[cursor:])
