@@ -15,6 +15,7 @@ packages=(
   chromium                                               # make test's HTML page test (ctest html_report)
   ccache                                                 # make mutate: a header mutant's restore rebuilds from cache
   libclang1-19                                           # make mutate's schemata planner (PyPI clang bindings)
+  libboost-dev                                           # the Core subject's block_store: Boost headers validation.h includes
 )
 
 # The rust-bitcoin and btcd peers (differential/oracles/) need cargo and go, which the project's machines

@@ -1117,6 +1117,64 @@ void generate_block_store()
         add("block_store", std::string("seek-to-end-") + name, w.bytes);
     }
     token({"block_store"}, "mainnet_magic", {0xf9, 0xbe, 0xb4, 0xd9});
+
+    // The Core subject's block_store (subjects/core/block_store.cpp) reads the same grammar with its own shape bits
+    // (0x01: mine the blocks; 0x20: a filler block first, leaving 54 + 64 * (shape >> 1 & 0x0f) bytes of
+    // blk00000.dat's 64 KiB so the next records roll over) and, after the fault byte, up to 3 partial reads
+    // (count byte, then each: block index, offset, size). Seeds "core-*": every partial-read edge of the first block.
+    const uint64_t block_size = reference::encode_block([&] {
+        serdiff::differential::FuzzInput input(block);
+        serdiff::differential::ValueGenerator generator(input, serdiff::differential::kMaxRecordGeneratedBytes);
+        return generator.block();
+    }()).size();
+    auto core_records = [&](uint8_t shape, std::span<const uint8_t> key) {
+        ProgramWriter w;
+        w.raw(key).byte(shape).byte(4);
+        w.byte(0).raw(block);
+        w.byte(2).raw(undo);
+        w.byte(0).raw(block);
+        w.byte(3).raw(undo).byte(0).payload(1, 0, std::vector<uint8_t>{0});  // the undo data of block 0 again
+        return w;
+    };
+    const std::vector<uint8_t> key{0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef}, zero_key(8, 0);
+    struct Part {
+        uint8_t which;
+        uint64_t offset, size;
+    };
+    const std::pair<const char*, std::vector<Part>> part_sets[] = {
+        {"parts-inside", {{0, 0, 80}, {0, 13, 5}, {1, 7, block_size - 7}}},
+        {"parts-at-the-end", {{0, block_size - 1, 1}, {0, 0, block_size}, {0, block_size, 1}}},
+        {"parts-refused", {{0, 0, 0}, {0, 1, block_size}, {0, UINT64_MAX, 2}}},
+    };
+    for (uint8_t shape : {uint8_t{0x00}, uint8_t{0x01}}) {
+        for (const auto& [name, parts] : part_sets) {
+            ProgramWriter w = core_records(shape, key);
+            w.byte(0).number(0).byte(0).byte(static_cast<uint8_t>(parts.size()));
+            for (const Part& part : parts) w.byte(part.which).number(part.offset).number(part.size);
+            add("block_store", std::string("core-") + name + (shape & 0x01 ? "-mined" : ""), w.bytes);
+        }
+    }
+    ProgramWriter unkeyed = core_records(0x01, zero_key);
+    unkeyed.byte(0).number(0).byte(0).byte(1).byte(0).number(9).number(11);
+    add("block_store", "core-zero-key-mined", unkeyed.bytes);
+    // Rollover. The filler leaves 54 bytes (shape 0x21): the next block goes to blk00001.dat, once with the
+    // filler's undo data written first (the undo writes kept up: rev00000.dat is cut to its size at the rollover),
+    // once without any. The filler leaves 118 bytes (shape 0x23): the filler's undo data, a block that still
+    // fits, one that rolls over (the undo writes are behind: rev00000.dat keeps its chunk), then the undo data of the
+    // block that fitted, the file's last (rev00000.dat is cut then).
+    for (bool undo_first : {true, false}) {
+        ProgramWriter w;
+        w.raw(key).byte(0x21).byte(undo_first ? 3 : 2);
+        if (undo_first) w.byte(2).raw(undo);
+        w.byte(0).raw(block).byte(0).raw(block);
+        w.byte(0).number(0).byte(0).byte(1).byte(2).number(3).number(40);
+        add("block_store", std::string("core-rollover") + (undo_first ? "-undo-kept-up" : "-no-undo"), w.bytes);
+    }
+    ProgramWriter late;
+    late.raw(key).byte(0x23).byte(4).byte(2).raw(undo).byte(0).raw(block).byte(0).raw(block);
+    late.byte(3).raw(undo).byte(0).payload(1, 0, std::vector<uint8_t>{1});  // block index 1: the one that fitted
+    late.byte(0).number(0).byte(0).byte(0);
+    add("block_store", "core-rollover-undo-behind-then-last", late.bytes);
 }
 
 bool read_file(const fs::path& path, Bytes& out)

@@ -1,0 +1,449 @@
+// The block_store program of the Core subject: Core's own BlockManager (node/blockstorage.cpp over flatfile.cpp, a
+// regtest chain, -fastprune sizes) writes blocks and undo data into a blocks directory and reads them back; serdiff's
+// reference model of those files (differential/reference/block_files.h) does the same in memory. Every position,
+// file, read and refusal is compared (docs/targets.md "Program formats", docs/file-io.md "Core's block files").
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <chain.h>
+#include <consensus/validation.h>
+#include <kernel/chainparams.h>
+#include <kernel/cs_main.h>
+#include <kernel/notifications_interface.h>
+#include <node/blockstorage.h>
+#include <streams.h>
+#include <sync.h>
+#include <util/check.h>
+#include <util/signalinterrupt.h>
+#include <util/translation.h>
+
+#include "convert.h"
+#include "crypto/crypto.h"
+#include "differential/allocation_bound.h"
+#include "differential/compare.h"
+#include "differential/file_programs.h"
+#include "differential/generate.h"
+#include "differential/observe.h"
+#include "differential/program_input.h"
+#include "differential/reference/block_files.h"
+#include "differential/reference/reference.h"
+
+namespace serdiff::differential {
+
+namespace {
+
+using core_subject::to_core;
+using model::Bytes;
+namespace files = reference::block_files;
+
+// What block_store's BlockManager told its notifications (none of the programs' operations may fail).
+class Notifications : public kernel::Notifications {
+public:
+    std::string errors;
+    void flushError(const bilingual_str& message) override { errors += "flush error: " + message.original + "\n"; }
+    void fatalError(const bilingual_str& message) override { errors += "fatal error: " + message.original + "\n"; }
+};
+
+const CChainParams& chain_params()
+{
+    static const std::unique_ptr<const CChainParams> params = CChainParams::RegTest(CChainParams::RegTestOptions{});
+    return *params;
+}
+
+// The blocks directory of this process (HEAD and BASE each their own), emptied for every input. Under /dev/shm when
+// there is one: Core flushes and fsyncs its files, which costs nothing there.
+const std::filesystem::path& work_directory()
+{
+    static const std::filesystem::path directory = [] {
+        std::filesystem::path base = std::filesystem::temp_directory_path();
+        std::error_code error;
+        if (std::filesystem::is_directory("/dev/shm", error) && access("/dev/shm", W_OK) == 0) base = "/dev/shm";
+#ifdef SERDIFF_BASE_LIBRARY
+        const char* side = "base";
+#else
+        const char* side = "head";
+#endif
+        return base / ("serdiff-core-block-store-" + std::to_string(getpid()) + "-" + side);
+    }();
+    // Removed when the process exits (a run that crashes leaves it for the report's reproduction).
+    static const struct Removal {
+        ~Removal()
+        {
+            std::error_code error;
+            std::filesystem::remove_all(directory, error);
+        }
+    } removal;
+    return directory;
+}
+
+Bytes file_bytes(const std::filesystem::path& path)
+{
+    std::error_code error;
+    const auto size = std::filesystem::file_size(path, error);
+    if (error) return {};
+    Bytes out(static_cast<size_t>(size));
+    std::FILE* file = std::fopen(path.c_str(), "rb");
+    if (file == nullptr) return {};
+    out.resize(std::fread(out.data(), 1, out.size(), file));
+    std::fclose(file);
+    return out;
+}
+
+void put_file(const std::filesystem::path& path, std::span<const uint8_t> bytes)
+{
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+Bytes position_bytes(int file, uint32_t offset)
+{
+    Bytes out(8);
+    for (int i = 0; i < 4; ++i) out[i] = static_cast<uint8_t>(static_cast<uint32_t>(file) >> (8 * i));
+    for (int i = 0; i < 4; ++i) out[4 + i] = static_cast<uint8_t>(offset >> (8 * i));
+    return out;
+}
+
+std::string position_text(files::Position position)
+{
+    return "(" + std::to_string(position.file) + ", " + std::to_string(position.offset) + ")";
+}
+
+Bytes serialize_block(const CBlock& block)
+{
+    DataStream stream;
+    stream << TX_WITH_WITNESS(block);
+    const auto* data = reinterpret_cast<const uint8_t*>(stream.data());
+    return Bytes(data, data + stream.size());
+}
+
+// A read's outcome as bytes: a status byte (0 ok, 1 I/O error, 2 bad part range), then what was read.
+Bytes raw_outcome(files::RawError error, std::span<const uint8_t> data)
+{
+    Bytes out{static_cast<uint8_t>(error)};
+    out.insert(out.end(), data.begin(), data.end());
+    return out;
+}
+
+// ReadBlock's check of the header (pow.cpp CheckProofOfWork): the regtest rule, or, in a build where Core's
+// EnableFuzzDeterminism() holds (OSS-Fuzz's FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION), the rule Core keeps there:
+// the hash's top bit clear.
+bool proof_of_work(const model::uint256& hash, uint32_t bits)
+{
+    if (EnableFuzzDeterminism()) return (hash.bytes[31] & 0x80) == 0;
+    return files::check_proof_of_work(hash, bits, core_subject::from_core(chain_params().GetConsensus().powLimit));
+}
+
+model::uint256 header_hash(std::span<const uint8_t> block_bytes)
+{
+    return crypto::sha256d(block_bytes.first(80));
+}
+
+struct BlockWritten {
+    files::Position position;
+    uint32_t height;
+    model::uint256 hash;
+};
+struct UndoWritten {
+    files::Position position;
+    model::uint256 parent;
+};
+
+class Program {
+public:
+    explicit Program(std::span<const uint8_t> input) : m_input(input), m_in(input) {}
+    void run();
+
+private:
+    void write_block(model::Block block, bool mine);
+    void write_undo(const model::BlockUndo& undo, const model::uint256& parent, const BlockWritten& block);
+    void compare_files(const char* when);
+    void damage();
+    void read_raw(files::Position position, std::optional<std::pair<uint64_t, uint64_t>> part);
+    void read_block(files::Position position, std::optional<model::uint256> expected_hash);
+    void read_undo(files::Position position, const model::uint256& parent);
+
+    std::span<const uint8_t> m_input;
+    ProgramInput m_in;
+    std::filesystem::path m_blocks;
+    Notifications m_notifications;
+    std::unique_ptr<node::BlockManager> m_core;
+    std::optional<files::BlockFiles> m_model;
+    std::vector<BlockWritten> m_blocks_written;
+    std::vector<UndoWritten> m_undo_written;
+};
+
+void Program::write_block(model::Block block, bool mine)
+{
+    if (mine) {
+        // Regtest's easiest target; about two tries find a nonce under it.
+        block.header.bits = 0x207fffff;
+        for (int tries = 0; tries < 64; ++tries) {
+            if (proof_of_work(header_hash(reference::encode_header(block.header)), block.header.bits)) break;
+            block.header.nonce = block.header.nonce == UINT32_MAX ? 0 : block.header.nonce + 1;
+        }
+    }
+    const Bytes encoded = reference::encode_block(block);
+    const uint32_t height = static_cast<uint32_t>(m_blocks_written.size() + 1);
+    const FlatFilePos core_position = m_core->WriteBlock(to_core(block), static_cast<int>(height));
+    const files::Position expected = m_model->write_block(encoded, height);
+    compare_bytes([&] { return "block_store WriteBlock of block " + std::to_string(m_blocks_written.size()) + ": position"; },
+                  position_bytes(core_position.nFile, core_position.nPos), position_bytes(expected.file, expected.offset), m_input);
+    m_blocks_written.push_back({expected, height, header_hash(encoded)});
+}
+
+void Program::write_undo(const model::BlockUndo& undo, const model::uint256& parent, const BlockWritten& block)
+{
+    const Bytes encoded = reference::encode_block_undo(undo);
+    uint256 core_parent = to_core(parent);
+    CBlockIndex previous;
+    previous.phashBlock = &core_parent;
+    CBlockIndex index;
+    index.pprev = &previous;
+    index.nFile = block.position.file;
+    index.nHeight = static_cast<int>(block.height);
+    BlockValidationState state;
+    bool written;
+    {
+        LOCK(::cs_main);
+        written = m_core->WriteBlockUndo(to_core(undo), state, index);
+    }
+    const files::Position expected = m_model->write_undo(encoded, parent, block.position.file, block.height);
+    const Bytes outcome = written && (index.nStatus & BLOCK_HAVE_UNDO) ? position_bytes(index.nFile, index.nUndoPos) : Bytes{};
+    compare_bytes([&] { return "block_store WriteBlockUndo " + std::to_string(m_undo_written.size()) + ": position"; },
+                  outcome, position_bytes(expected.file, expected.offset), m_input);
+    m_undo_written.push_back({expected, parent});
+}
+
+// The blocks directory on disk (xor.dat aside) against the model's files: the same names, byte for byte.
+void Program::compare_files(const char* when)
+{
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(m_blocks)) {
+        const std::string name = entry.path().filename().string();
+        if (name != "xor.dat") names.push_back(name);
+    }
+    std::sort(names.begin(), names.end());
+    std::string core_names, model_names;
+    for (const std::string& name : names) core_names += name + " ";
+    for (const auto& [name, bytes] : m_model->files()) model_names += name + " ";
+    compare_bytes(std::string("block_store files ") + when,
+                  std::span(reinterpret_cast<const uint8_t*>(core_names.data()), core_names.size()),
+                  std::span(reinterpret_cast<const uint8_t*>(model_names.data()), model_names.size()), m_input);
+    for (const auto& [name, bytes] : m_model->files())
+        compare_bytes([&] { return "block_store " + name + " " + when; }, file_bytes(m_blocks / name), bytes, m_input);
+    if (!m_notifications.errors.empty())
+        report_mismatch("block_store notifications", "Core reported an error the model has none for", m_notifications.errors,
+                        m_input);
+}
+
+// The edits of the serdiff program, on blk00000.dat: flip a bit, truncate, append stored zeros, overwrite 4 bytes.
+void Program::damage()
+{
+    const size_t edits = m_in.byte() % (kMaxRecordFileEdits + 1);
+    const std::string name = files::BlockFiles::block_file_name(0);
+    for (size_t i = 0; i < edits; ++i) {
+        Bytes& stored = m_model->file(name);
+        const uint8_t kind = m_in.byte() % 4;
+        const uint64_t where = m_in.number();
+        if (kind == 0 && !stored.empty()) stored[where % stored.size()] ^= static_cast<uint8_t>(1u << (m_in.byte() % 8));
+        else if (kind == 1) stored.resize(static_cast<size_t>(where % (stored.size() + 1)));
+        else if (kind == 2) stored.resize(stored.size() + 1 + static_cast<size_t>(where % 64), 0);
+        else if (kind == 3 && stored.size() >= 4) {
+            const size_t at = static_cast<size_t>(where % (stored.size() - 3));
+            for (size_t j = 0; j < 4; ++j) stored[at + j] = m_in.byte();
+        }
+    }
+    if (edits > 0) put_file(m_blocks / name, m_model->file(name));
+}
+
+// Core allocates a record's size field before it reads (ReadRawBlock: "Zeroing of memory is intentional here"), up to
+// MAX_SIZE, 32 MiB: a size over the fuzz binaries' 16-MiB bound is Core's rule, let pass (allocation_bound.h).
+bool needs_exemption(const files::RawRead& expected) { return expected.size_field >= (8u << 20); }
+
+void Program::read_raw(files::Position position, std::optional<std::pair<uint64_t, uint64_t>> part)
+{
+    const files::RawRead expected = m_model->read_raw(position, part);
+    Bytes outcome;
+    {
+        std::optional<PeerAllocations> exempt;
+        if (needs_exemption(m_model->read_raw(position))) exempt.emplace();
+        const auto core_part = part ? std::optional<std::pair<size_t, size_t>>(*part) : std::nullopt;
+        const auto read = m_core->ReadRawBlock(FlatFilePos(position.file, position.offset), core_part);
+        if (read) {
+            const auto* data = reinterpret_cast<const uint8_t*>(read->data());
+            outcome = raw_outcome(files::RawError::none, std::span(data, read->size()));
+        } else {
+            outcome = raw_outcome(read.error() == node::ReadRawError::BadPartRange ? files::RawError::bad_part_range
+                                                                                   : files::RawError::io, {});
+        }
+    }
+    compare_bytes([&] {
+        return "block_store ReadRawBlock at " + position_text(position) +
+               (part ? " part (" + std::to_string(part->first) + ", " + std::to_string(part->second) + ")" : std::string());
+    }, outcome, raw_outcome(expected.error, expected.data), m_input);
+}
+
+void Program::read_block(files::Position position, std::optional<model::uint256> expected_hash)
+{
+    const files::RawRead raw = m_model->read_raw(position);
+    bool expected_ok = raw.error == files::RawError::none;
+    Bytes expected_block;
+    if (expected_ok) {
+        const auto decoded = reference::decode_block(raw.data);
+        expected_ok = decoded.ok;
+        if (decoded.ok) {
+            expected_block = reference::encode_block(decoded.value);
+            const model::uint256 hash = header_hash(raw.data);
+            expected_ok = proof_of_work(hash, decoded.value.header.bits) && (!expected_hash || *expected_hash == hash);
+        }
+    }
+    CBlock block;
+    bool ok;
+    {
+        std::optional<PeerAllocations> exempt;
+        if (needs_exemption(raw)) exempt.emplace();
+        const std::optional<uint256> core_hash = expected_hash ? std::optional<uint256>(to_core(*expected_hash)) : std::nullopt;
+        ok = m_core->ReadBlock(block, FlatFilePos(position.file, position.offset), core_hash);
+    }
+    const auto label = [&] { return "block_store ReadBlock at " + position_text(position) + (expected_hash ? " with its hash" : ""); };
+    compare_bytes([&] { return label() + ": result"; }, Bytes{static_cast<uint8_t>(ok)}, Bytes{static_cast<uint8_t>(expected_ok)},
+                  m_input);
+    // The block is read before its header is checked: a block that decoded is there whatever the result.
+    if (!expected_block.empty()) compare_bytes([&] { return label() + ": block"; }, serialize_block(block), expected_block, m_input);
+}
+
+void Program::read_undo(files::Position position, const model::uint256& parent)
+{
+    const std::optional<Bytes> expected = m_model->read_undo(position, parent);
+    uint256 core_parent = to_core(parent);
+    CBlockIndex previous;
+    previous.phashBlock = &core_parent;
+    CBlockIndex index;
+    index.pprev = &previous;
+    index.nFile = position.file;
+    index.nUndoPos = position.offset;
+    index.nStatus = BLOCK_HAVE_UNDO;
+    CBlockUndo undo;
+    const bool ok = m_core->ReadBlockUndo(undo, index);
+    const auto label = [&] { return "block_store ReadBlockUndo at " + position_text(position); };
+    compare_bytes([&] { return label() + ": result"; }, Bytes{static_cast<uint8_t>(ok)}, Bytes{static_cast<uint8_t>(expected.has_value())},
+                  m_input);
+    // The undo data as values (its encoding is not byte-exact: docs/targets.md), each written by the reference's encoder.
+    if (ok && expected)
+        compare_bytes([&] { return label() + ": undo data"; }, reference::encode_block_undo(core_subject::from_core(undo)),
+                      reference::encode_block_undo(reference::decode_block_undo(*expected).value), m_input);
+}
+
+void Program::run()
+{
+    // Header: the obfuscation key (xor.dat), the shape byte (bit 0: mine the blocks, so that ReadBlock's header check
+    // passes; bit 5: a filler block first, so the next records roll over into blk00001.dat), the record count.
+    const auto key = read_file_key(m_in);
+    const uint8_t shape = m_in.byte();
+    std::error_code error;
+    std::filesystem::remove_all(work_directory(), error);
+    m_blocks = work_directory() / "blocks";
+    std::filesystem::create_directories(m_blocks);
+    put_file(m_blocks / "xor.dat", std::span(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
+
+    const CChainParams& params = chain_params();
+    static util::SignalInterrupt interrupt;
+    node::BlockManager::Options options{
+        .chainparams = params,
+        .use_xor = true,
+        .prune_target = 0,
+        .fast_prune = true,
+        .blocks_dir = m_blocks,
+        .notifications = m_notifications,
+        .block_tree_db_params = DBParams{.path = work_directory() / "index", .cache_bytes = 0, .memory_only = true},
+    };
+    m_core = std::make_unique<node::BlockManager>(interrupt, std::move(options));
+    files::Options model_options;
+    model_options.key = key;
+    for (size_t i = 0; i < 4; ++i) model_options.magic[i] = static_cast<std::byte>(params.MessageStart()[i]);
+    model_options.block_chunk = 0x4000;  // -fastprune: BlockManager's 16 KiB block-file chunks
+    model_options.undo_chunk = node::UNDOFILE_CHUNK_SIZE;
+    model_options.max_file = 0x10000;  // -fastprune: 64 KiB block files
+    m_model.emplace(model_options);
+
+    ValueGenerator generate(m_in.raw(), kMaxRecordGeneratedBytes);
+    const bool mine = (shape & 0x01) != 0;
+    if (shape & 0x20) {
+        // A filler block of one transaction whose output script leaves 54 + 64 * (shape >> 1 & 0x0f) bytes of
+        // blk00000.dat's 64 KiB (its record is the script and 110 bytes): from too few for the smallest block record (89)
+        // to 1,014.
+        model::Block filler;
+        filler.transactions.resize(1);
+        filler.transactions[0].outputs.resize(1);
+        filler.transactions[0].outputs[0].script_pubkey = model::Script(0x10000 - 164 - ((shape >> 1) & 0x0f) * 64u, 0x6a);
+        write_block(filler, mine);
+    }
+    const size_t record_count = m_in.byte() % (kMaxRecordOperations + 1);
+    for (size_t i = 0; i < record_count; ++i) {
+        const uint8_t kind = m_in.byte() % 4;
+        if (kind == 0) {
+            write_block(generate.block(), mine);
+        } else if (kind == 1) {
+            // The serdiff program's raw payload (0..4,096 bytes): written when it decodes as a block.
+            const Bytes payload = m_in.payload(static_cast<size_t>(m_in.number_at_most(kMaxRawRecordPayload)));
+            const auto decoded = reference::decode_block(payload);
+            if (decoded.ok) write_block(decoded.value, mine);
+        } else {
+            const model::BlockUndo undo = generate.block_undo();
+            const model::uint256 parent = generate.hash();
+            // Kind 3: the undo data of an earlier block, chosen by its first extra byte (else the last block's).
+            size_t which = m_blocks_written.empty() ? 0 : m_blocks_written.size() - 1;
+            if (kind == 3) {
+                const Bytes extra = m_in.payload(1 + m_in.byte() % 8u);
+                if (!m_blocks_written.empty() && !extra.empty()) which = extra[0] % m_blocks_written.size();
+            }
+            // BlockManager writes undo data next to a block it has stored, never before the first.
+            if (!m_blocks_written.empty()) write_undo(undo, parent, m_blocks_written[which]);
+        }
+    }
+    compare_files("as written");
+
+    damage();
+    // Reads: every block written (raw, and as a block with and without its hash), an extra offset of blk00000.dat,
+    // every undo record written, and the extra offset of rev00000.dat with a generated parent hash.
+    const uint64_t file_size = m_model->files().count(files::BlockFiles::block_file_name(0))
+                                   ? m_model->files().at(files::BlockFiles::block_file_name(0)).size() : 0;
+    const files::Position extra{0, static_cast<uint32_t>(m_in.number_at_most(std::min<uint64_t>(file_size + 8, UINT32_MAX)))};
+    for (const BlockWritten& block : m_blocks_written) {
+        read_raw(block.position, std::nullopt);
+        read_block(block.position, block.hash);
+    }
+    read_raw(extra, std::nullopt);
+    read_block(extra, std::nullopt);
+    const model::uint256 extra_parent = generate.hash();
+    for (const UndoWritten& undo : m_undo_written) read_undo(undo.position, undo.parent);
+    read_undo(extra, extra_parent);
+    // The serdiff program's fault byte (its seek fault mode has no counterpart here), then up to 3 partial reads
+    // (ReadRawBlock's part: the REST interface's range), each of a block written (or the extra offset) by index.
+    m_in.byte();
+    const size_t parts = m_in.byte() % 4;
+    for (size_t i = 0; i < parts; ++i) {
+        const size_t which = m_in.byte();
+        const files::Position position = which < m_blocks_written.size() ? m_blocks_written[which].position : extra;
+        const uint64_t offset = m_in.number(), size = m_in.number();
+        read_raw(position, std::pair{offset, size});
+    }
+    m_core.reset();
+    compare_files("after the reads");
+}
+
+}  // namespace
+
+void check_block_store_program(std::span<const uint8_t> input) { Program(input).run(); }
+
+}  // namespace serdiff::differential
