@@ -40,7 +40,7 @@ constexpr size_t kMaxSmokeInputSize = 300 * 1024;
 void usage()
 {
     std::fputs(
-        "usage: serdiff_fuzz_replay [--target NAME] [--smoke-runs N] [--smoke-seconds S] [--seed N] PATH...\n"
+        "usage: serdiff_fuzz_replay [--target NAME] [--smoke-runs N] [--smoke-seconds S] [--seed N] [--bases-only] PATH...\n"
         "       serdiff_fuzz_replay --list [--json]\n"
         "       serdiff_fuzz_replay --list-types\n"
         "--shared-seeds DIR also replays DIR/<target> for a target that has seeds cut from the real data\n"
@@ -48,7 +48,8 @@ void usage()
         "options; --list-types the object types of the codec table (model/codec_table.h).\n"
         "Runs every file (directories: every file inside, recursively; '-': stdin) through the target\n"
         "named by --target or the FUZZ environment variable. --smoke-runs/--smoke-seconds then run that\n"
-        "many deterministic mutations of the inputs (or random inputs when there are none).\n",
+        "many deterministic mutations of the inputs (or random inputs when there are none); with --bases-only\n"
+        "the inputs are only the mutations' bases, not run first (a smoke test beside its corpus's replay).\n",
         stderr);
 }
 
@@ -146,6 +147,7 @@ int main(int argc, char** argv)
     uint64_t smoke_runs = 0;
     double smoke_seconds = 0;
     uint64_t seed = 1;
+    bool bases_only = false;  // --bases-only: the files are the smoke's bases, not replayed first
     std::string shared_seeds;  // --shared-seeds: the real-data seed tree (tools/corpus_gen --shared-data)
     if (const char* name = std::getenv("FUZZ")) target_name = name;
     for (int i = 1; i < argc; ++i) {
@@ -172,6 +174,7 @@ int main(int argc, char** argv)
         else if (arg == "--smoke-runs") smoke_runs = std::stoull(value());
         else if (arg == "--smoke-seconds") smoke_seconds = std::stod(value());
         else if (arg == "--seed") seed = std::stoull(value());
+        else if (arg == "--bases-only") bases_only = true;
         else if (arg == "--shared-seeds") shared_seeds = value();
         else if (arg == "--json") continue;
         else paths.push_back(arg);
@@ -216,7 +219,7 @@ int main(int argc, char** argv)
             return 2;
         }
         current_file = files[i];
-        serdiff::fuzz::run_target(target_name, target, input);
+        if (!bases_only) serdiff::fuzz::run_target(target_name, target, input);
         total_bytes += input.size();
         if ((smoke_runs > 0 || smoke_seconds > 0) && input.size() <= kMaxSmokeBaseSize) smoke_bases.push_back(input);
         if (elapsed() - last_progress >= kProgressIntervalSeconds) {
@@ -227,8 +230,12 @@ int main(int argc, char** argv)
     }
     current_file.clear();
     const double replay_seconds = elapsed();
-    std::printf("%s %s: %zu files, %llu bytes replayed in %.2f s, no mismatch\n", kDriver, target_name.c_str(),
-                files.size(), static_cast<unsigned long long>(total_bytes), replay_seconds);
+    if (bases_only)
+        std::printf("%s %s: %zu files, %llu bytes read as smoke bases (not replayed: --bases-only)\n", kDriver,
+                    target_name.c_str(), files.size(), static_cast<unsigned long long>(total_bytes));
+    else
+        std::printf("%s %s: %zu files, %llu bytes replayed in %.2f s, no mismatch\n", kDriver, target_name.c_str(),
+                    files.size(), static_cast<unsigned long long>(total_bytes), replay_seconds);
 
     if (smoke_runs == 0 && smoke_seconds <= 0) return 0;
     SmokeRandom random{seed * 0x9e3779b97f4a7c15ULL + 1};
