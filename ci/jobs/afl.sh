@@ -7,7 +7,8 @@ CMAKE_ARGS=(
     -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=RelWithDebInfo
     # RelWithDebInfo without its -DNDEBUG: Bitcoin Core's util/check.h refuses to compile without assertions
     # (the Core subject), and serdiff's own code has no assert() for it to change.
-    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g"
+    # Line tables only: what the sanitizers' stack traces print (docs/ci.md).
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only"
     -DSERDIFF_SANITIZERS=address,undefined -DSERDIFF_FUZZ_ENGINE=afl
 )
 SMOKE_ENGINE=afl

@@ -7,7 +7,9 @@ CMAKE_ARGS=(
     -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo
     # RelWithDebInfo without its -DNDEBUG: Bitcoin Core's util/check.h refuses to compile without assertions
     # (the Core subject), and serdiff's own code has no assert() for it to change.
-    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g"
+    # -g1: line tables and function names, what the sanitizers' stack traces print; no local variables. gcc's full -g
+    # doubles the compile time of Core's node/blockstorage.cpp (161 s against 85 s under ASan and UBSan, measured).
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1"
     -DSERDIFF_SANITIZERS=address,undefined -DSERDIFF_FUZZ_ENGINE=none
 )
 SMOKE_ENGINE=replay

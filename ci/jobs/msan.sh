@@ -9,7 +9,8 @@ build_root=${SERDIFF_CI_BUILD_ROOT:-$ROOT/build}
 libcxx=${SERDIFF_MSAN_LIBCXX:-$build_root/msan-libcxx}
 googletest=$build_root/ci-msan-googletest
 
-instrumented="-fsanitize=memory -fsanitize-memory-track-origins=2 -fno-omit-frame-pointer -O1 -g"
+# Line tables only: what MSan's reports and origins print (docs/ci.md).
+instrumented="-fsanitize=memory -fsanitize-memory-track-origins=2 -fno-omit-frame-pointer -O1 -gline-tables-only"
 cxx_flags="$instrumented -nostdinc++ -isystem $libcxx/include/c++/v1"
 # libc++ replaces libstdc++ everywhere; the uninstrumented libFuzzer runtime still needs libstdc++, which
 # --as-needed keeps out of every other binary.
@@ -42,6 +43,7 @@ prepare_dependencies() {
 PREPARE=prepare_dependencies
 CMAKE_ARGS=(
     -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=Debug
+    "-DCMAKE_CXX_FLAGS_DEBUG=" "-DCMAKE_C_FLAGS_DEBUG="
     "-DCMAKE_CXX_FLAGS=$cxx_flags" "-DCMAKE_C_FLAGS=$instrumented"
     "-DCMAKE_CXX_STANDARD_LIBRARIES=$cxx_libraries"
     -DSERDIFF_SANITIZERS=memory -DSERDIFF_FUZZ_ENGINE=libfuzzer
