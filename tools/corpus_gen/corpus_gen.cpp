@@ -1121,7 +1121,8 @@ void generate_block_store()
     // The Core subject's block_store (subjects/core/block_store.cpp) reads the same grammar with its own shape bits
     // (0x01: mine the blocks; 0x20: a filler block first, leaving 54 + 64 * (shape >> 1 & 0x0f) bytes of
     // blk00000.dat's 64 KiB so the next records roll over) and, after the fault byte, up to 3 partial reads
-    // (count byte, then each: block index, offset, size). Seeds "core-*": every partial-read edge of the first block.
+    // (count byte, then each: block index, offset, size), after no edits, extra offset 0, the extra undo read's parent
+    // hash (32 bytes, the generator's) and the fault byte. Seeds "core-*": every partial-read edge of the first block.
     const uint64_t block_size = reference::encode_block([&] {
         serdiff::differential::FuzzInput input(block);
         serdiff::differential::ValueGenerator generator(input, serdiff::differential::kMaxRecordGeneratedBytes);
@@ -1149,13 +1150,13 @@ void generate_block_store()
     for (uint8_t shape : {uint8_t{0x00}, uint8_t{0x01}}) {
         for (const auto& [name, parts] : part_sets) {
             ProgramWriter w = core_records(shape, key);
-            w.byte(0).number(0).byte(0).byte(static_cast<uint8_t>(parts.size()));
+            w.byte(0).number(0).raw(filled(32, 0x11)).byte(0).byte(static_cast<uint8_t>(parts.size()));
             for (const Part& part : parts) w.byte(part.which).number(part.offset).number(part.size);
             add("block_store", std::string("core-") + name + (shape & 0x01 ? "-mined" : ""), w.bytes);
         }
     }
     ProgramWriter unkeyed = core_records(0x01, zero_key);
-    unkeyed.byte(0).number(0).byte(0).byte(1).byte(0).number(9).number(11);
+    unkeyed.byte(0).number(0).raw(filled(32, 0x11)).byte(0).byte(1).byte(0).number(9).number(11);
     add("block_store", "core-zero-key-mined", unkeyed.bytes);
     // Rollover. The filler leaves 54 bytes (shape 0x21): the next block goes to blk00001.dat, once with the
     // filler's undo data written first (the undo writes kept up: rev00000.dat is cut to its size at the rollover),
@@ -1167,13 +1168,13 @@ void generate_block_store()
         w.raw(key).byte(0x21).byte(undo_first ? 3 : 2);
         if (undo_first) w.byte(2).raw(undo);
         w.byte(0).raw(block).byte(0).raw(block);
-        w.byte(0).number(0).byte(0).byte(1).byte(2).number(3).number(40);
+        w.byte(0).number(0).raw(filled(32, 0x11)).byte(0).byte(1).byte(2).number(3).number(40);
         add("block_store", std::string("core-rollover") + (undo_first ? "-undo-kept-up" : "-no-undo"), w.bytes);
     }
     ProgramWriter late;
     late.raw(key).byte(0x23).byte(4).byte(2).raw(undo).byte(0).raw(block).byte(0).raw(block);
     late.byte(3).raw(undo).byte(0).payload(1, 0, std::vector<uint8_t>{1});  // block index 1: the one that fitted
-    late.byte(0).number(0).byte(0).byte(0);
+    late.byte(0).number(0).raw(filled(32, 0x11)).byte(0).byte(0);
     add("block_store", "core-rollover-undo-behind-then-last", late.bytes);
 }
 
