@@ -276,7 +276,7 @@ void Program::read_raw(files::Position position, std::optional<std::pair<uint64_
     Bytes outcome;
     {
         std::optional<PeerAllocations> exempt;
-        if (needs_exemption(m_model->read_raw(position))) exempt.emplace();
+        if (needs_exemption(expected)) exempt.emplace();  // (a part allocates at most the size field)
         const auto core_part = part ? std::optional<std::pair<size_t, size_t>>(*part) : std::nullopt;
         const auto read = m_core->ReadRawBlock(FlatFilePos(position.file, position.offset), core_part);
         if (read) {
