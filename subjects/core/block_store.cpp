@@ -3,7 +3,6 @@
 // reference model of those files (differential/reference/block_files.h) does the same in memory. Every position,
 // file, read and refusal is compared (docs/targets.md "Program formats", docs/file-io.md "Core's block files").
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <unistd.h>
