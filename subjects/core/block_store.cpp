@@ -3,8 +3,16 @@
 // reference model of those files (differential/reference/block_files.h) does the same in memory. Every position,
 // file, read and refusal is compared (docs/targets.md "Program formats", docs/file-io.md "Core's block files").
 #include <algorithm>
+#include <array>
+#include <map>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
@@ -26,6 +34,7 @@
 #include <util/signalinterrupt.h>
 #include <util/translation.h>
 
+#include "block_file_faults.h"
 #include "convert.h"
 #include "crypto/crypto.h"
 #include "differential/allocation_bound.h"
@@ -156,6 +165,15 @@ struct UndoWritten {
     files::Position position;
     model::uint256 parent;
 };
+// A write of the program, kept for the fault mode's second run of the same writes.
+struct WriteAction {
+    bool undo = false;
+    model::Block block;  // a block write: the block before mining
+    bool mine = false;
+    model::BlockUndo undo_data;  // an undo write: the data, its parent's hash, the block it belongs to (by index)
+    model::uint256 parent;
+    size_t which = 0;
+};
 
 class Program {
 public:
@@ -170,6 +188,10 @@ private:
     void read_raw(files::Position position, std::optional<std::pair<uint64_t, uint64_t>> part);
     void read_block(files::Position position, std::optional<model::uint256> expected_hash);
     void read_undo(files::Position position, const model::uint256& parent);
+    std::unique_ptr<node::BlockManager> make_manager(const std::filesystem::path& blocks, Notifications& notifications);
+    void fault_mode(uint8_t fault_byte);
+    void fault_child(const core_subject::BlockFileFaultPlan& plan, const std::string& label);
+    files::Options model_options() const;
 
     std::span<const uint8_t> m_input;
     ProgramInput m_in;
@@ -179,18 +201,28 @@ private:
     std::optional<files::BlockFiles> m_model;
     std::vector<BlockWritten> m_blocks_written;
     std::vector<UndoWritten> m_undo_written;
+    std::array<std::byte, 8> m_key{};
+    std::vector<WriteAction> m_actions;
+    std::map<std::string, uint64_t> m_sizes_written;  // each file's size as written (the fault mode picks one)
 };
+
+// Regtest's easiest target; about two tries find a nonce under it.
+void mine_block(model::Block& block)
+{
+    block.header.bits = 0x207fffff;
+    for (int tries = 0; tries < 64; ++tries) {
+        if (proof_of_work(header_hash(reference::encode_header(block.header)), block.header.bits)) break;
+        block.header.nonce = block.header.nonce == UINT32_MAX ? 0 : block.header.nonce + 1;
+    }
+}
 
 void Program::write_block(model::Block block, bool mine)
 {
-    if (mine) {
-        // Regtest's easiest target; about two tries find a nonce under it.
-        block.header.bits = 0x207fffff;
-        for (int tries = 0; tries < 64; ++tries) {
-            if (proof_of_work(header_hash(reference::encode_header(block.header)), block.header.bits)) break;
-            block.header.nonce = block.header.nonce == UINT32_MAX ? 0 : block.header.nonce + 1;
-        }
-    }
+    WriteAction action;
+    action.block = block;
+    action.mine = mine;
+    m_actions.push_back(std::move(action));
+    if (mine) mine_block(block);
     const Bytes encoded = reference::encode_block(block);
     const uint32_t height = static_cast<uint32_t>(m_blocks_written.size() + 1);
     const FlatFilePos core_position = m_core->WriteBlock(to_core(block), static_cast<int>(height));
@@ -202,6 +234,12 @@ void Program::write_block(model::Block block, bool mine)
 
 void Program::write_undo(const model::BlockUndo& undo, const model::uint256& parent, const BlockWritten& block)
 {
+    WriteAction action;
+    action.undo = true;
+    action.undo_data = undo;
+    action.parent = parent;
+    action.which = static_cast<size_t>(&block - m_blocks_written.data());
+    m_actions.push_back(std::move(action));
     const Bytes encoded = reference::encode_block_undo(undo);
     uint256 core_parent = to_core(parent);
     CBlockIndex previous;
@@ -343,6 +381,384 @@ void Program::read_undo(files::Position position, const model::uint256& parent)
                       reference::encode_block_undo(reference::decode_block_undo(*expected).value), m_input);
 }
 
+// A BlockManager over `blocks` (whose xor.dat is written): regtest, -fastprune, obfuscated, no pruning.
+std::unique_ptr<node::BlockManager> Program::make_manager(const std::filesystem::path& blocks, Notifications& notifications)
+{
+    static util::SignalInterrupt interrupt;
+    node::BlockManager::Options options{
+        .chainparams = chain_params(),
+        .use_xor = true,
+        .prune_target = 0,
+        .fast_prune = true,
+        .blocks_dir = blocks,
+        .notifications = notifications,
+        .block_tree_db_params = DBParams{.path = blocks.parent_path() / "index", .cache_bytes = 0, .memory_only = true},
+    };
+    return std::make_unique<node::BlockManager>(interrupt, std::move(options));
+}
+
+// ---- The fault mode (docs/core-block-store.md "Faults") ----
+// The program's writes run a second time over a fresh blocks directory, with one file's writes (or its close)
+// failing (block_file_faults.h). That run happens in a child process: Core's answer to some write faults is to end
+// the process (an exception out of ~BufferedWriter is std::terminate; the AutoFile left unclosed fails Core's
+// Assume), and the parent must go on. The child's observations, its mismatch report, the Core call it was in and
+// how it ended come back through shared memory; its stderr goes to a memory file the parent prints when the child
+// failed in a way nobody knows.
+
+struct ForkShared {
+    char phase[192];       // the Core call the child is in ("" between calls)
+    char ending[512];      // how it ended (std::terminate: the exception's words)
+    uint8_t fault_hit;     // the armed fault had failed a write or a close when it ended
+    uint64_t report_size;  // the child's mismatch report (kChildMismatch)
+    uint64_t entries_size;  // what the child observed: entries, then each label and reference
+    uint64_t entries_count;
+    uint64_t labels_count;
+    uint64_t data_size;
+};
+constexpr size_t kForkSharedSize = 64u << 20;  // mapped once, touched as far as used
+constexpr int kChildMismatch = 3, kChildTerminate = 4, kChildAbort = 5, kChildOverflow = 6;
+
+ForkShared* fork_shared()
+{
+    static ForkShared* shared = [] {
+        void* region = mmap(nullptr, kForkSharedSize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (region == MAP_FAILED) {
+            std::perror("serdiff block_store fault mode: mmap");
+            std::abort();
+        }
+        return static_cast<ForkShared*>(region);
+    }();
+    return shared;
+}
+uint8_t* fork_data() { return reinterpret_cast<uint8_t*>(fork_shared() + 1); }
+constexpr size_t kForkDataCapacity = kForkSharedSize - sizeof(ForkShared);
+
+int child_stderr()
+{
+    static const int fd = memfd_create("serdiff-block-store-fault-child-stderr", MFD_CLOEXEC);
+    return fd;
+}
+
+size_t g_entries_at_fork = 0, g_count_at_fork = 0;  // the observation record's size when the child was made
+
+void set_text(char* field, size_t size, std::string_view text)
+{
+    const size_t n = std::min(size - 1, text.size());
+    std::memcpy(field, text.data(), n);
+    field[n] = '\0';
+}
+
+bool put_data(std::span<const uint8_t> bytes)
+{
+    ForkShared& shared = *fork_shared();
+    if (shared.data_size + bytes.size() > kForkDataCapacity) return false;
+    if (!bytes.empty()) std::memcpy(fork_data() + shared.data_size, bytes.data(), bytes.size());
+    shared.data_size += bytes.size();
+    return true;
+}
+bool put_string(std::string_view text)
+{
+    const uint32_t n = static_cast<uint32_t>(text.size());
+    const uint8_t length[4] = {static_cast<uint8_t>(n), static_cast<uint8_t>(n >> 8), static_cast<uint8_t>(n >> 16),
+                               static_cast<uint8_t>(n >> 24)};
+    return put_data(length) && put_data(std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+}
+
+// The child's end: its new observations to the parent, then _exit (no atexit handler, no leak check: the parent's).
+[[noreturn]] void child_end(int code)
+{
+    ForkShared& shared = *fork_shared();
+    shared.fault_hit = shared.fault_hit || core_subject::block_file_fault_hit();
+    if (const Observations* record = observations(); record != nullptr && (code == 0 || code == kChildMismatch)) {
+        const std::span<const uint8_t> entries(record->entries.data() + g_entries_at_fork, record->entries.size() - g_entries_at_fork);
+        shared.entries_size = entries.size();
+        shared.entries_count = record->count - g_count_at_fork;
+        bool fits = put_data(entries);
+        if (record->labelled)
+            for (size_t i = g_count_at_fork; fits && i < record->labels.size(); ++i, ++shared.labels_count)
+                fits = put_string(record->labels[i]) && put_string(i < record->references.size() ? record->references[i] : "");
+        if (!fits) _exit(kChildOverflow);
+    }
+    _exit(code);
+}
+
+[[noreturn]] void child_mismatch(const std::string& report)
+{
+    ForkShared& shared = *fork_shared();
+    put_data(std::span(reinterpret_cast<const uint8_t*>(report.data()), report.size()));
+    shared.report_size = shared.data_size;
+    child_end(kChildMismatch);
+}
+
+[[noreturn]] void child_terminate()
+{
+    std::string what = "std::terminate";
+    try {
+        if (const std::exception_ptr current = std::current_exception()) std::rethrow_exception(current);
+    } catch (const std::exception& error) {
+        what += " (an exception escaped: " + std::string(error.what()) + ")";
+    } catch (...) {
+    }
+    set_text(fork_shared()->ending, sizeof(ForkShared::ending), what);
+    child_end(kChildTerminate);
+}
+
+void child_abort(int)
+{
+    fork_shared()->fault_hit = fork_shared()->fault_hit || core_subject::block_file_fault_hit();
+    _exit(kChildAbort);
+}
+
+// SERDIFF_REPORT_KNOWN_FINDINGS=1: a known finding of docs/findings.md is reported where it is found, not let pass.
+bool report_known_findings()
+{
+    static const bool report = [] {
+        const char* value = std::getenv("SERDIFF_REPORT_KNOWN_FINDINGS");
+        return value != nullptr && std::string_view(value) == "1";
+    }();
+    return report;
+}
+
+std::string child_stderr_text()
+{
+    struct stat status;
+    if (fstat(child_stderr(), &status) != 0 || status.st_size <= 0) return {};
+    std::string text(static_cast<size_t>(std::min<off_t>(status.st_size, 1 << 20)), '\0');
+    const ssize_t n = pread(child_stderr(), text.data(), text.size(), 0);
+    text.resize(n > 0 ? static_cast<size_t>(n) : 0);
+    return text;
+}
+
+files::Options Program::model_options() const
+{
+    files::Options options;
+    options.key = m_key;
+    for (size_t i = 0; i < 4; ++i) options.magic[i] = static_cast<std::byte>(chain_params().MessageStart()[i]);
+    options.block_chunk = 0x4000;  // -fastprune: BlockManager's 16 KiB block-file chunks
+    options.undo_chunk = node::UNDOFILE_CHUNK_SIZE;
+    options.max_file = 0x10000;  // -fastprune: 64 KiB block files
+    return options;
+}
+
+void Program::fault_mode(uint8_t fault_byte)
+{
+    using core_subject::BlockFileFault;
+    static constexpr BlockFileFault kKinds[] = {BlockFileFault::none, BlockFileFault::full_disk, BlockFileFault::io_error,
+                                                BlockFileFault::io_error_once, BlockFileFault::failing_close};
+    const BlockFileFault kind = kKinds[fault_byte % 5];
+    if (kind == BlockFileFault::none || m_sizes_written.empty()) return;
+    // The file: one of those the program wrote, chosen by a byte; the fault's offset: up to its size as written.
+    auto chosen = m_sizes_written.begin();
+    std::advance(chosen, m_in.byte() % m_sizes_written.size());
+    const core_subject::BlockFileFaultPlan plan{kind, chosen->first, m_in.number_at_most(chosen->second)};
+    const std::string label = std::string("block_store fault mode (") + core_subject::block_file_fault_name(kind) +
+                              (kind == BlockFileFault::failing_close ? std::string()
+                                                                     : " at byte " + std::to_string(plan.offset)) +
+                              " of " + plan.file_name + ")";
+
+    ForkShared& shared = *fork_shared();
+    std::memset(&shared, 0, sizeof(shared));
+    if (child_stderr() < 0 || ftruncate(child_stderr(), 0) != 0) {
+        std::perror("serdiff block_store fault mode: memfd");
+        std::abort();
+    }
+    Observations* record = observations();
+    g_entries_at_fork = record ? record->entries.size() : 0;
+    g_count_at_fork = record ? record->count : 0;
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) {
+        std::perror("serdiff block_store fault mode: fork");
+        std::abort();
+    }
+    if (pid == 0) {
+        dup2(child_stderr(), STDERR_FILENO);
+        std::signal(SIGABRT, child_abort);
+        std::set_terminate(child_terminate);
+        set_mismatch_handler(child_mismatch);
+        fault_child(plan, label);
+        child_end(0);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (record != nullptr && (code == 0 || code == kChildMismatch)) {
+        const uint8_t* data = fork_data() + shared.report_size;
+        record->entries.insert(record->entries.end(), data, data + shared.entries_size);
+        record->count += shared.entries_count;
+        data += shared.entries_size;
+        const auto take_string = [&] {
+            const uint32_t n = data[0] | data[1] << 8 | data[2] << 16 | static_cast<uint32_t>(data[3]) << 24;
+            std::string text(reinterpret_cast<const char*>(data + 4), n);
+            data += 4 + n;
+            return text;
+        };
+        for (uint64_t i = 0; i < shared.labels_count; ++i) {
+            record->labels.push_back(take_string());
+            record->references.push_back(take_string());
+        }
+    }
+    if (code == 0) return;
+    if (code == kChildMismatch) {
+        // The child's report again, from this process: its headline's label and what, and its details.
+        const std::string report(reinterpret_cast<const char*>(fork_data()), shared.report_size);
+        const std::string head = "==== serdiff MISMATCH in ";
+        const size_t start = report.find(head), end = report.find(" ====\n", start == std::string::npos ? 0 : start);
+        const size_t details_end = report.rfind("\ninput (");
+        if (start != std::string::npos && end != std::string::npos && details_end != std::string::npos && details_end > end) {
+            const std::string headline = report.substr(start + head.size(), end - start - head.size());
+            const size_t split = headline.rfind(": ");
+            report_mismatch(headline.substr(0, split), split == std::string::npos ? "" : headline.substr(split + 2),
+                            report.substr(end + 6, details_end - end - 6), m_input);
+        }
+        report_mismatch(label, "a check of the faulted run failed", report, m_input);
+    }
+    const std::string phase(shared.phase);
+    if ((code == kChildTerminate || code == kChildAbort) && !phase.empty() && shared.fault_hit) {
+        // Core ended the process inside a write after the fault failed it: docs/findings.md's retried flush.
+        const std::string ending = code == kChildTerminate ? std::string(shared.ending) : "abort (a failed Assume)";
+        observe_text("block_store fault mode: Core ended the process", phase + ": " + ending);
+        if (report_known_findings())
+            report_mismatch(label, "Core ended the process after a write fault (a known finding, docs/findings.md: "
+                                   "the retried flush, bitcoin/bitcoin#36049)",
+                            "in " + phase + ": " + ending + "\nthe faulted run's stderr:\n" + child_stderr_text(), m_input);
+        return;
+    }
+    const std::string text = child_stderr_text();
+    std::fputs(text.c_str(), stderr);
+    report_mismatch(label, "the faulted run ended abnormally",
+                    (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status)) : "exit status " + std::to_string(code)) +
+                        (phase.empty() ? std::string() : ", in " + phase) +
+                        (shared.ending[0] ? std::string(", ") + shared.ending : std::string()) +
+                        (code == kChildOverflow ? " (its record did not fit the shared memory)" : "") +
+                        "; its stderr is above",
+                    m_input);
+}
+
+void Program::fault_child(const core_subject::BlockFileFaultPlan& plan, const std::string& label)
+{
+    ForkShared& shared = *fork_shared();
+    const auto phase = [&](const std::string& text) { set_text(shared.phase, sizeof(shared.phase), text); };
+    std::error_code error;
+    std::filesystem::remove_all(work_directory() / "fault", error);
+    const std::filesystem::path blocks = work_directory() / "fault" / "blocks";
+    std::filesystem::create_directories(blocks);
+    put_file(blocks / "xor.dat", std::span(reinterpret_cast<const uint8_t*>(m_key.data()), m_key.size()));
+    Notifications notifications;
+    std::unique_ptr<node::BlockManager> core = make_manager(blocks, notifications);
+    files::BlockFiles model(model_options());
+
+    struct Record {
+        std::string file;
+        uint64_t begin, end;  // the record's bytes, magic to checksum
+        bool acknowledged;    // Core reported it written
+    };
+    std::vector<Record> records;
+    std::vector<BlockWritten> blocks_written;
+    std::string reported;  // how Core reported the first write that failed
+    size_t failed_at = 0;
+    core_subject::arm_block_file_fault(plan);
+    for (size_t i = 0; i < m_actions.size() && reported.empty(); ++i) {
+        const WriteAction& action = m_actions[i];
+        failed_at = i;
+        if (!action.undo) {
+            model::Block block = action.block;
+            if (action.mine) mine_block(block);
+            const Bytes encoded = reference::encode_block(block);
+            const uint32_t height = static_cast<uint32_t>(blocks_written.size() + 1);
+            phase("WriteBlock of block " + std::to_string(blocks_written.size()));
+            FlatFilePos position;
+            try {
+                position = core->WriteBlock(to_core(block), static_cast<int>(height));
+            } catch (const std::exception& exception) {
+                reported = std::string("exception: ") + exception.what();
+            }
+            phase("");
+            const files::Position expected = model.write_block(encoded, height);
+            if (reported.empty() && position.IsNull()) reported = "no position: " + notifications.errors;
+            else if (reported.empty() && !notifications.errors.empty()) reported = "a position, and " + notifications.errors;
+            if (reported.empty())
+                compare_bytes([&] { return label + ": WriteBlock of block " + std::to_string(blocks_written.size()) + ": position"; },
+                              position_bytes(position.nFile, position.nPos), position_bytes(expected.file, expected.offset), m_input);
+            records.push_back({files::BlockFiles::block_file_name(expected.file), expected.offset - 8u,
+                               expected.offset + encoded.size(), reported.empty()});
+            blocks_written.push_back({expected, height, header_hash(encoded)});
+        } else {
+            const BlockWritten& block = blocks_written.at(action.which);
+            const Bytes encoded = reference::encode_block_undo(action.undo_data);
+            uint256 core_parent = to_core(action.parent);
+            CBlockIndex previous;
+            previous.phashBlock = &core_parent;
+            CBlockIndex index;
+            index.pprev = &previous;
+            index.nFile = block.position.file;
+            index.nHeight = static_cast<int>(block.height);
+            BlockValidationState state;
+            bool written = false;
+            phase("WriteBlockUndo of block " + std::to_string(action.which));
+            try {
+                LOCK(::cs_main);
+                written = core->WriteBlockUndo(to_core(action.undo_data), state, index);
+            } catch (const std::exception& exception) {
+                reported = std::string("exception: ") + exception.what();
+            }
+            phase("");
+            const files::Position expected = model.write_undo(encoded, action.parent, block.position.file, block.height);
+            if (reported.empty() && !(written && (index.nStatus & BLOCK_HAVE_UNDO)))
+                reported = "not written: " + state.ToString() + "; " + notifications.errors;
+            else if (reported.empty() && !notifications.errors.empty()) reported = "written, and " + notifications.errors;
+            if (reported.empty())
+                compare_bytes([&] { return label + ": WriteBlockUndo " + std::to_string(i) + ": position"; },
+                              position_bytes(index.nFile, index.nUndoPos), position_bytes(expected.file, expected.offset), m_input);
+            records.push_back({files::BlockFiles::undo_file_name(expected.file), expected.offset - 8u,
+                               expected.offset + encoded.size() + 32u, reported.empty()});
+        }
+    }
+    phase("BlockManager's destructor");
+    core.reset();
+    phase("");
+    shared.fault_hit = core_subject::block_file_fault_hit();
+    core_subject::arm_block_file_fault({});
+    observe_text([&] { return label + ": the first write reported failed"; },
+                 reported.empty() ? std::string("none") : "write " + std::to_string(failed_at) + ": " + reported);
+
+    // The contract (docs/file-io.md "Core's block files"): every byte of every file is the right one (the model's, the
+    // writes up to the failed one all landed) or a zero nothing wrote; a write reported done is whole.
+    std::map<std::string, Bytes> on_disk;
+    for (const auto& entry : std::filesystem::directory_iterator(blocks)) {
+        const std::string name = entry.path().filename().string();
+        if (name != "xor.dat") on_disk[name] = file_bytes(entry.path());
+    }
+    for (const auto& [name, bytes] : on_disk) {
+        observe([&] { return label + ": " + name + " after the fault"; }, bytes);
+        const auto found = model.files().find(name);
+        const Bytes empty;
+        const Bytes& right = found == model.files().end() ? empty : found->second;
+        for (size_t i = 0; i < bytes.size(); ++i) {
+            const uint8_t want = i < right.size() ? right[i] : 0;
+            if (bytes[i] == want || bytes[i] == 0) continue;
+            const uint8_t plain = static_cast<uint8_t>(want ^ static_cast<uint8_t>(m_key[i % 8]));
+            report_mismatch(label, bytes[i] == plain ? "unobfuscated bytes in an obfuscated file"
+                                                     : "a byte that is neither the right one nor an unwritten zero",
+                            name + " byte " + std::to_string(i) + ": " + std::to_string(bytes[i]) + ", the right byte " +
+                                std::to_string(want) + " (plain " + std::to_string(plain) + "); the first write reported failed: " +
+                                (reported.empty() ? std::string("none") : "write " + std::to_string(failed_at) + ": " + reported),
+                            m_input);
+        }
+    }
+    for (const Record& written : records) {
+        if (!written.acknowledged) continue;
+        const auto disk = on_disk.find(written.file);
+        const Bytes& right = model.files().at(written.file);
+        const bool whole = disk != on_disk.end() && disk->second.size() >= written.end &&
+                           std::equal(right.begin() + written.begin, right.begin() + written.end, disk->second.begin() + written.begin);
+        if (!whole)
+            report_mismatch(label, "a write Core reported done is not in the file",
+                            written.file + " bytes " + std::to_string(written.begin) + " to " + std::to_string(written.end), m_input);
+    }
+}
+
 void Program::run()
 {
     // Header: the obfuscation key (xor.dat), the shape byte (bit 0: mine the blocks, so that ReadBlock's header check
@@ -355,25 +771,9 @@ void Program::run()
     std::filesystem::create_directories(m_blocks);
     put_file(m_blocks / "xor.dat", std::span(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
 
-    const CChainParams& params = chain_params();
-    static util::SignalInterrupt interrupt;
-    node::BlockManager::Options options{
-        .chainparams = params,
-        .use_xor = true,
-        .prune_target = 0,
-        .fast_prune = true,
-        .blocks_dir = m_blocks,
-        .notifications = m_notifications,
-        .block_tree_db_params = DBParams{.path = work_directory() / "index", .cache_bytes = 0, .memory_only = true},
-    };
-    m_core = std::make_unique<node::BlockManager>(interrupt, std::move(options));
-    files::Options model_options;
-    model_options.key = key;
-    for (size_t i = 0; i < 4; ++i) model_options.magic[i] = static_cast<std::byte>(params.MessageStart()[i]);
-    model_options.block_chunk = 0x4000;  // -fastprune: BlockManager's 16 KiB block-file chunks
-    model_options.undo_chunk = node::UNDOFILE_CHUNK_SIZE;
-    model_options.max_file = 0x10000;  // -fastprune: 64 KiB block files
-    m_model.emplace(model_options);
+    m_key = key;
+    m_core = make_manager(m_blocks, m_notifications);
+    m_model.emplace(model_options());
 
     ValueGenerator generate(m_in.raw(), kMaxRecordGeneratedBytes);
     const bool mine = (shape & 0x01) != 0;
@@ -411,6 +811,7 @@ void Program::run()
         }
     }
     compare_files("as written");
+    for (const auto& [name, bytes] : m_model->files()) m_sizes_written[name] = bytes.size();
 
     damage();
     // Reads: every block written (raw, and as a block with and without its hash), an extra offset of blk00000.dat,
@@ -429,7 +830,7 @@ void Program::run()
     read_undo(extra, extra_parent);
     // The serdiff program's fault byte (its seek fault mode has no counterpart here), then up to 3 partial reads
     // (ReadRawBlock's part: the REST interface's range), each of a block written (or the extra offset) by index.
-    m_in.byte();
+    const uint8_t fault_byte = m_in.byte();
     const size_t parts = m_in.byte() % 4;
     for (size_t i = 0; i < parts; ++i) {
         const size_t which = m_in.byte();
@@ -439,6 +840,7 @@ void Program::run()
     }
     m_core.reset();
     compare_files("after the reads");
+    fault_mode(fault_byte);
 }
 
 }  // namespace

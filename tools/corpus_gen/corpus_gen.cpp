@@ -1176,6 +1176,24 @@ void generate_block_store()
     late.byte(3).raw(undo).byte(0).payload(1, 0, std::vector<uint8_t>{1});  // block index 1: the one that fitted
     late.byte(0).number(0).raw(filled(32, 0x11)).byte(0).byte(0);
     add("block_store", "core-rollover-undo-behind-then-last", late.bytes);
+    // The fault mode (the fault byte f: f % 5 = 1 a full disk, 2 an I/O error, 3 one I/O error, 4 a failing close;
+    // after the partial reads the file, by a byte indexing the files written in name order, and the offset): the
+    // program's writes again with blk00000.dat's or rev00000.dat's writes failing from byte 20 of the first record,
+    // and a full disk in the middle of the filler block's 64 KiB record, which reaches the file in one write from
+    // ~BufferedWriter (Core ends the process: docs/findings.md, the retried flush).
+    const std::pair<const char*, uint8_t> core_faults[] = {
+        {"full-disk", 1}, {"io-error", 2}, {"io-error-once", 3}, {"failing-close", 4}};
+    for (const auto& [name, fault] : core_faults) {
+        for (uint8_t file : {uint8_t{0}, uint8_t{1}}) {
+            ProgramWriter w = core_records(0x00, key);
+            w.byte(0).number(0).raw(filled(32, 0x11)).byte(fault).byte(0).byte(file).number(20);
+            add("block_store", std::string("core-fault-") + name + (file == 0 ? "-blk" : "-rev"), w.bytes);
+        }
+    }
+    ProgramWriter retried;
+    retried.raw(key).byte(0x21).byte(1).byte(0).raw(block);
+    retried.byte(0).number(0).raw(filled(32, 0x11)).byte(1).byte(0).byte(0).number(30000);
+    add("block_store", "core-fault-full-disk-in-a-64k-record", retried.bytes);
 }
 
 bool read_file(const fs::path& path, Bytes& out)
