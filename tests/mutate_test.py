@@ -70,6 +70,28 @@ class CoreTree(unittest.TestCase):
 
 
 class CoreSubjectPlan(CoreTree):
+    def test_block_storage_files_join_on_a_tree_block_store_drives(self):
+        # subjects/core/probe.cmake's test: WriteBlock(block, height) and ReadRawBlock with a part range in
+        # node/blockstorage.h, kernel/cs_main.h and util/log.h present. Then blockstorage.cpp and flatfile.cpp are
+        # mutated (and --files may name them); on an older tree they are not the subject's files.
+        src = self.tree / "src"
+        for name in ("node/blockstorage.cpp", "flatfile.cpp", "kernel/cs_main.h", "util/log.h"):
+            (src / name).parent.mkdir(parents=True, exist_ok=True)
+            (src / name).write_text("line 1\n")
+        header = src / "node" / "blockstorage.h"
+        header.write_text("FlatFilePos WriteBlock(const CBlock& block, int nHeight);\n")
+        self.assertEqual(self.subject.default_files(), BRIEF_FILES)
+        with self.assertRaises(SystemExit):
+            self.subject.check_files(["flatfile.cpp"])
+        header.write_text("FlatFilePos WriteBlock(const CBlock& block, int nHeight);\n"
+                          "ReadRawBlockResult ReadRawBlock(const FlatFilePos& pos, std::optional<std::pair<size_t, "
+                          "size_t>> block_part = std::nullopt) const;\n")
+        self.assertEqual(self.subject.default_files(), BRIEF_FILES + ["node/blockstorage.cpp", "flatfile.cpp"])
+        self.assertEqual(self.subject.reach_files(), self.subject.default_files())
+        self.subject.check_files(["flatfile.cpp", "node/blockstorage.cpp"])
+        (src / "util" / "log.h").unlink()
+        self.assertEqual(self.subject.default_files(), BRIEF_FILES)
+
     def test_the_core_files_are_the_ones_asked_for(self):
         self.assertEqual(list(mutate.CORE_FILES), BRIEF_FILES)
         self.assertEqual(self.subject.default_files(), BRIEF_FILES)

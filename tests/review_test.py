@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 from pathlib import Path
 
 REVIEW = Path(__file__).resolve().parents[1] / "tools" / "review" / "review.py"
@@ -336,6 +337,31 @@ class Verdict(unittest.TestCase):
         self.assertEqual(files, "streams.cpp util/obfuscation.h")
         self.assertEqual(lines, "streams.cpp:5-7 util/obfuscation.h:9")
         self.assertEqual(unmutated, ["src/primitives/block.cpp"])
+
+    def test_mutation_plan_block_storage_on_a_tree_block_store_drives(self):
+        # node/blockstorage.cpp and flatfile.cpp are mutated where the HEAD tree's BlockManager is the one block_store
+        # drives (subjects/core/probe.cmake's test), and listed as unmutated on an older tree.
+        changed = {"src/node/blockstorage.cpp": [10, 11], "src/flatfile.cpp": [4], "src/serialize.h": [2]}
+        with tempfile.TemporaryDirectory() as directory:
+            src = Path(directory) / "src"
+            (src / "node").mkdir(parents=True)
+            (src / "kernel").mkdir()
+            (src / "util").mkdir()
+            (src / "kernel" / "cs_main.h").write_text("")
+            (src / "util" / "log.h").write_text("")
+            header = src / "node" / "blockstorage.h"
+            header.write_text("    FlatFilePos WriteBlockToDisk(const CBlock& block, int nHeight);\n")
+            with mock.patch.object(review, "HEAD_TREE", Path(directory)):
+                files, lines, unmutated = review.mutation_plan(changed)
+                self.assertEqual(files, "serialize.h")
+                self.assertEqual(unmutated, ["src/flatfile.cpp", "src/node/blockstorage.cpp"])
+                header.write_text("    FlatFilePos WriteBlock(const CBlock& block, int nHeight);\n"
+                                  "    ReadRawBlockResult ReadRawBlock(const FlatFilePos& pos, "
+                                  "std::optional<std::pair<size_t, size_t>> block_part = std::nullopt) const;\n")
+                files, lines, unmutated = review.mutation_plan(changed)
+                self.assertEqual(files, "node/blockstorage.cpp flatfile.cpp serialize.h")
+                self.assertEqual(lines, "node/blockstorage.cpp:10-11 flatfile.cpp:4 serialize.h:2")
+                self.assertEqual(unmutated, [])
 
     def test_finding(self):
         for r in (results(fuzz_ok=False), results(replay_ok=False)):

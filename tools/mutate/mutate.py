@@ -40,9 +40,10 @@ judged as above (the rebuild way). --schemata off (and --unit) rebuilds every mu
 State (resumable with --resume): mutate-out/state.json. Report: mutate-out/report.{md,json}.
 
 With --subject core [--core-src DIR] (make mutate SUBJECT=core [CORE_SRC=DIR]) the files mutated are Bitcoin Core's
-own (CORE_FILES, relative to the Core tree's src/; the tree given, or the pinned sdist, is never written): each job
-copies the tree's src/ to build/mutate-core/jobs/<n>/core/src and builds core_fuzz_libfuzzer from it; reach comes
-from a coverage build of core_fuzz_replay (build/mutate-core/coverage), and only the Core-backed targets run.
+own (core_files(): CORE_FILES, and BLOCK_STORE_FILES on a tree block_store drives; relative to the Core tree's
+src/; the tree given, or the pinned sdist, is never written): each job copies the tree's src/ to
+build/mutate-core/jobs/<n>/core/src and builds core_fuzz_libfuzzer from it; reach comes from a coverage build of
+core_fuzz_replay (build/mutate-core/coverage), and only the Core-backed targets run.
 A target whose corpus already fails on the unmutated tree (a finding in it) keeps its reach (its coverage replay
 keeps the profile the mismatch report writes before it aborts, and the inputs after the failing one run one by one):
 its mutants are judged by the other targets that reach them first, and one only it tells apart is "killed, HEAD
@@ -95,6 +96,27 @@ MUTATED_DIRS = ("serialize", "model", "crypto")
 # The Core subject: Bitcoin Core's serialization files, relative to the Core tree's src/ (docs/mutation-core.md).
 CORE_FILES = ("serialize.h", "streams.h", "streams.cpp", "util/obfuscation.h", "prevector.h", "compressor.cpp",
               "undo.h", "primitives/transaction.h", "primitives/block.h", "util/golombrice.h")
+# Core's block storage, mutated on a tree whose BlockManager block_store drives (subjects/core/probe.cmake's test,
+# core_has_block_store): there the Core subject compiles these files; on an older tree nothing does.
+BLOCK_STORE_FILES = ("node/blockstorage.cpp", "flatfile.cpp")
+
+
+def core_has_block_store(src):
+    """subjects/core/probe.cmake's SERDIFF_CORE_HAS_BLOCK_STORE for the tree whose src/ is `src`: node/blockstorage.h
+    has WriteBlock(const CBlock& block, int nHeight) and ReadRawBlock with a part range, and the tree has
+    kernel/cs_main.h and util/log.h."""
+    src = Path(src)
+    header = src / "node" / "blockstorage.h"
+    if not header.is_file() or not (src / "kernel" / "cs_main.h").is_file() or not (src / "util" / "log.h").is_file():
+        return False
+    text = header.read_text(errors="replace")
+    return ("FlatFilePos WriteBlock(const CBlock& block, int nHeight)" in text
+            and re.search(r"ReadRawBlockResult ReadRawBlock\(.*block_part", text) is not None)
+
+
+def core_files(src):
+    """The Core files make mutate SUBJECT=core mutates in the tree whose src/ is `src`."""
+    return CORE_FILES + (BLOCK_STORE_FILES if core_has_block_store(src) else ())
 CORE_WORK = ROOT / "build" / "mutate-core"           # the Core subject's job trees and coverage build
 CORE_TRIAGE = ROOT / "tools" / "mutate" / "triage-core.tsv"
 # The instantiation unit (docs/mutation.md, "Equivalence"): compiled only by the TCE step, in every job's copy of the
@@ -256,9 +278,10 @@ class SerdiffSubject:
 
 
 class CoreSubject(SerdiffSubject):
-    """Bitcoin Core's own files (CORE_FILES), relative to the Core tree's src/. The tree (CORE_SRC, or the pinned
-    sdist fetched into build/core-source) is only read: each job builds core_fuzz_libfuzzer from its own copy of
-    src/ (build/mutate-core/jobs/<n>/core/src), as tools/fuzz/planted.py --subject core does."""
+    """Bitcoin Core's own files (core_files: CORE_FILES, and BLOCK_STORE_FILES where block_store runs), relative to
+    the Core tree's src/. The tree (CORE_SRC, or the pinned sdist fetched into build/core-source) is only read: each
+    job builds core_fuzz_libfuzzer from its own copy of src/ (build/mutate-core/jobs/<n>/core/src), as
+    tools/fuzz/planted.py --subject core does."""
     name = "core"
     binary = "core_fuzz_libfuzzer"
     triage = CORE_TRIAGE
@@ -269,7 +292,7 @@ class CoreSubject(SerdiffSubject):
         self.title = f"Bitcoin Core's src/ ({self.tree})"
 
     def default_files(self):
-        return list(CORE_FILES)
+        return list(core_files(self.root))
 
     def normalize(self, path):
         return path[len("src/"):] if path.startswith("src/") else path
@@ -278,9 +301,10 @@ class CoreSubject(SerdiffSubject):
         return files
 
     def check_files(self, files):
+        known = core_files(self.root)
         for path in files:
-            if path not in CORE_FILES:
-                sys.exit(f"mutate: {path}: not one of the Core subject's files ({' '.join(CORE_FILES)})")
+            if path not in known:
+                sys.exit(f"mutate: {path}: not one of the Core subject's files in this tree ({' '.join(known)})")
             if not (self.root / path).is_file():
                 sys.exit(f"mutate: {path}: not in {self.root}")
 
@@ -335,7 +359,7 @@ class CoreSubject(SerdiffSubject):
         return {"subject": "core", "core_tree": str(self.tree)}
 
     def reach_files(self):
-        return list(CORE_FILES)
+        return list(core_files(self.root))
 
     def coverage(self, jobs):
         if self.reach_lcov is not None:
@@ -540,9 +564,9 @@ def core_coverage_map(subject, jobs):
             # judges the mutants it reaches as "HEAD already failing" when no other target kills them.
             log(f"mutate: coverage: {target}: its corpus fails on the unmutated Core tree (reach kept: the profile "
                 f"is written before the abort, the other inputs replayed one by one)")
-    reach, instrumented = reach_from_profiles(binary, build, [subject.root / f for f in CORE_FILES],
-                                              subject.root.resolve())
-    unmapped = [f for f in CORE_FILES if not instrumented.get(f)]
+    files = core_files(subject.root)
+    reach, instrumented = reach_from_profiles(binary, build, [subject.root / f for f in files], subject.root.resolve())
+    unmapped = [f for f in files if not instrumented.get(f)]
     if unmapped:
         sys.exit(f"mutate: the coverage build maps no line of {', '.join(unmapped)} (every mutant there would count as "
                  f"not reached); is the Core tree's src/ still a system include directory without "

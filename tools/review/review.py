@@ -43,7 +43,7 @@ import run as fuzz_run  # noqa: E402  (target options, the sanitizer environment
 import subject as fuzz_subject  # noqa: E402  (archive_src: a commit's src/ out of a checkout)
 sys.path.insert(0, str(ROOT / "tools" / "mutate"))
 sys.path.insert(0, str(ROOT / "tools" / "review"))
-import mutate as mutate_tool  # noqa: E402  (CORE_FILES: the files make mutate SUBJECT=core mutates)
+import mutate as mutate_tool  # noqa: E402  (core_files(): the files make mutate SUBJECT=core mutates)
 
 WORK = ROOT / "build" / "review"
 HEAD_TREE = WORK / "head"          # src/ of HEAD, synced by content so a rebuild recompiles only what changed
@@ -58,6 +58,8 @@ SERIALIZATION_FILES = (
     "src/serialize.h", "src/streams.h", "src/streams.cpp", "src/util/obfuscation.h", "src/prevector.h",
     "src/compressor.cpp", "src/compressor.h", "src/undo.h", "src/primitives/transaction.h",
     "src/primitives/block.h", "src/primitives/transaction.cpp", "src/primitives/block.cpp", "src/util/golombrice.h",
+    # Core's block storage (block_store on a tree of the v31 cycle; on an older tree its lines have no counter).
+    "src/node/blockstorage.cpp", "src/node/blockstorage.h", "src/flatfile.cpp", "src/flatfile.h",
 )
 NOT_MEASURED = "not measured"
 # A case whose HEAD runs this fraction more instructions than BASE is a slowdown the verdict names.
@@ -365,7 +367,8 @@ def collect_coverage(binary, inputs, out):
     if not raw:
         raise Failure("the coverage replay wrote no profile")
     merged = out / "merged.profdata"
-    sources = [str(HEAD_TREE / "src" / name) for name in mutate_tool.CORE_FILES if (HEAD_TREE / "src" / name).is_file()]
+    sources = [str(HEAD_TREE / "src" / name) for name in mutate_tool.core_files(HEAD_TREE / "src")
+               if (HEAD_TREE / "src" / name).is_file()]
     sections = []
     try:
         subprocess.run(["llvm-profdata-19", "merge", "-sparse", "-o", str(merged), *raw], check=True,
@@ -532,10 +535,11 @@ def minimize(binary, row, seconds=30):
 def mutation_plan(changed):
     """(--files, --lines, changed files make mutate does not mutate) for the changed lines."""
     relative = {name.removeprefix("src/"): lines for name, lines in changed.items()}
-    mutated = {name: lines for name, lines in relative.items() if name in mutate_tool.CORE_FILES}
+    mutable = mutate_tool.core_files(HEAD_TREE / "src")
+    mutated = {name: lines for name, lines in relative.items() if name in mutable}
     files = " ".join(mutated)
     lines = " ".join(f"{name}:{ranges(numbers)}" for name, numbers in mutated.items())
-    return files, lines, sorted(f"src/{name}" for name in relative if name not in mutate_tool.CORE_FILES)
+    return files, lines, sorted(f"src/{name}" for name in relative if name not in mutable)
 
 
 def reach_lcov(out):
@@ -620,7 +624,7 @@ def mutation(changed, seconds, out):
     entry = {"status": NOT_MEASURED, "command": shown_command, "unmutated_files": unmutated}
     if not files:
         entry["message"] = (f"no changed line in the files make mutate SUBJECT=core mutates "
-                            f"({' '.join(mutate_tool.CORE_FILES)})")
+                            f"({' '.join(mutate_tool.core_files(HEAD_TREE / 'src'))})")
         return entry
     report = MUTATION_WORK / "report.json"
     report.unlink(missing_ok=True)
