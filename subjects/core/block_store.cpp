@@ -400,8 +400,8 @@ std::unique_ptr<node::BlockManager> Program::make_manager(const std::filesystem:
 // ---- The fault mode (docs/core-block-store.md "Faults") ----
 // The program's writes run a second time over a fresh blocks directory, with one file's writes (or its close)
 // failing (block_file_faults.h). That run happens in a child process: Core's answer to some write faults is to end
-// the process (an exception out of ~BufferedWriter is std::terminate; the AutoFile left unclosed fails Core's
-// Assume), and the parent must go on. The child's observations, its mismatch report, the Core call it was in and
+// the process (an exception out of ~BufferedWriter, a noexcept destructor, is std::terminate), and the parent must
+// go on. The child's observations, its mismatch report, the Core call it was in and
 // how it ended come back through shared memory; its stderr goes to a memory file the parent prints when the child
 // failed in a way nobody knows.
 
@@ -503,6 +503,8 @@ bool put_string(std::string_view text)
     child_end(kChildTerminate);
 }
 
+// An abort in the child (a sanitizer's or Core's Assume): its own exit status, instead of libFuzzer's crash handler,
+// which would write a crash file of its own; the parent reports it with the child's stderr.
 void child_abort(int)
 {
     fork_shared()->fault_hit = fork_shared()->fault_hit || core_subject::block_file_fault_hit();
@@ -615,9 +617,10 @@ void Program::fault_mode(uint8_t fault_byte)
         report_mismatch(label, "a check of the faulted run failed", report, m_input);
     }
     const std::string phase(shared.phase);
-    if ((code == kChildTerminate || code == kChildAbort) && !phase.empty() && shared.fault_hit) {
-        // Core ended the process inside a write after the fault failed it: docs/findings.md's retried flush.
-        const std::string ending = code == kChildTerminate ? std::string(shared.ending) : "abort (a failed Assume)";
+    if (code == kChildTerminate && phase.starts_with("Write") && shared.fault_hit) {
+        // Core ended the process in std::terminate inside a write after the fault failed it: docs/findings.md's
+        // retried flush. Anything else that ends the child is reported below.
+        const std::string ending(shared.ending);
         observe_text("block_store fault mode: Core ended the process", phase + ": " + ending);
         if (report_known_findings())
             report_mismatch(label, "Core ended the process after a write fault (a known finding, docs/findings.md: "
@@ -632,6 +635,7 @@ void Program::fault_mode(uint8_t fault_byte)
                         (phase.empty() ? std::string() : ", in " + phase) +
                         (shared.ending[0] ? std::string(", ") + shared.ending : std::string()) +
                         (code == kChildOverflow ? " (its record did not fit the shared memory)" : "") +
+                        (code == kChildAbort ? " (an abort)" : "") +
                         "; its stderr is above",
                     m_input);
 }
