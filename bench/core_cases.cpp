@@ -19,7 +19,13 @@
 //                                         one AutoFile::write); compared with autofile-unbuffered
 //   ReadBlock/<block>:xor|plain/<name>-unbuffered   the record read back field by field from the AutoFile (magic,
 //                                         size, CBlock); compared with autofile-unbuffered
-// The file cases write and read files in --scratch (default bench-out/files), named core-<name>-*.dat.
+//   WriteBlock/<block>:xor|plain/<name>-blockmanager  node::BlockManager::WriteBlock (mainnet parameters, a blocks
+//                                         directory whose xor.dat holds the key or zeros): FindNextBlockPos, the chunk
+//                                         allocation and the record, each run the next height (a tree block_store drives)
+//   ReadBlock/<block>:xor|plain/<name>-blockmanager   node::BlockManager::ReadBlock of that record with its hash:
+//                                         ReadRawBlock, the decode, the proof-of-work and hash checks
+// The file cases write and read files in --scratch (default bench-out/files), named core-<name>-*.dat; the
+// BlockManager cases blocks directories core-<name>-<block>-xor|plain-write|read-blocks/ there.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -43,6 +49,15 @@
 #include <streams.h>
 #include <uint256.h>
 #include <util/obfuscation.h>
+#if SERDIFF_CORE_HAS_BLOCK_STORE
+#include <chain.h>
+#include <dbwrapper.h>
+#include <kernel/chainparams.h>
+#include <kernel/notifications_interface.h>
+#include <node/blockstorage.h>
+#include <util/signalinterrupt.h>
+#include <util/translation.h>
+#endif
 
 #ifndef SERDIFF_CORE_TREE
 #define SERDIFF_CORE_TREE "?"
@@ -165,6 +180,102 @@ void add_core_file_cases(const std::shared_ptr<const BenchBlock>& block, const s
     }
 }
 
+#if SERDIFF_CORE_HAS_BLOCK_STORE
+// A BlockManager row must not see an error: one is a failed self-check.
+class BenchNotifications : public kernel::Notifications {
+public:
+    void flushError(const bilingual_str& message) override
+    {
+        throw std::runtime_error("BlockManager flush error: " + message.original);
+    }
+    void fatalError(const bilingual_str& message) override
+    {
+        throw std::runtime_error("BlockManager fatal error: " + message.original);
+    }
+};
+
+// One BlockManager over its own blocks directory (emptied first), as a node has it: mainnet, xor.dat holding the
+// key (or zeros), no pruning, the block index database in memory (subjects/core/node_support.cpp's stub).
+struct BenchBlockManager {
+    std::filesystem::path directory;
+    BenchNotifications notifications;
+    util::SignalInterrupt interrupt;
+    std::unique_ptr<node::BlockManager> manager;
+    int height = 0;
+
+    BenchBlockManager(const std::filesystem::path& dir, bool keyed) : directory(dir)
+    {
+        static const std::unique_ptr<const CChainParams> params = CChainParams::Main();
+        std::filesystem::remove_all(directory);
+        std::filesystem::create_directories(directory / "blocks");
+        std::array<std::byte, Obfuscation::KEY_SIZE> key{};
+        if (keyed) key = kKey;
+        std::FILE* xor_file = open_file(directory / "blocks" / "xor.dat", "wb");
+        require(std::fwrite(key.data(), 1, key.size(), xor_file) == key.size(), "BlockManager xor.dat");
+        std::fclose(xor_file);
+        node::BlockManager::Options options{
+            .chainparams = *params,
+            .use_xor = true,
+            .prune_target = 0,
+            .fast_prune = false,
+            .blocks_dir = directory / "blocks",
+            .notifications = notifications,
+            .block_tree_db_params = DBParams{.path = directory / "index", .cache_bytes = 0, .memory_only = true},
+        };
+        manager = std::make_unique<node::BlockManager>(interrupt, std::move(options));
+    }
+};
+
+// WriteBlock and ReadBlock through Core's BlockManager, beside the stream-level rows, each with a BlockManager of its
+// own. ReadBlock's holds the one record it reads: written untimed, read back raw (the block's bytes), then read with
+// ReadBlock once to give back the block, and every timed run to give the same result. WriteBlock's writes each run
+// at the next height (its first write untimed and read back raw): a file that the writes have left two files behind
+// is deleted, so a long run keeps at most two 128 MiB files.
+void add_block_manager_cases(const std::shared_ptr<const BenchBlock>& block, const std::shared_ptr<CBlock>& parsed,
+                             const std::string& name, const std::filesystem::path& scratch_dir, std::vector<Case>& cases)
+{
+    const uint64_t size = block->bytes.size();
+    for (const bool keyed : {false, true}) {
+        const std::string subject = block->label + (keyed ? ":xor" : ":plain");
+        const std::string what = subject + " " + name + "-blockmanager";
+        const std::string directory = "core-" + name + "-" + block->label + (keyed ? "-xor" : "-plain");
+        const auto write_first = [&](BenchBlockManager& bench) {
+            const FlatFilePos written = bench.manager->WriteBlock(*parsed, ++bench.height);
+            require(!written.IsNull(), what + " WriteBlock");
+            const auto raw = bench.manager->ReadRawBlock(written);
+            require(raw.has_value() && raw->size() == size && std::memcmp(raw->data(), block->bytes.data(), size) == 0,
+                    what + " WriteBlock: the record read back raw");
+            return written;
+        };
+        auto bench = std::make_shared<BenchBlockManager>(scratch_dir / (directory + "-write-blocks"), keyed);
+        write_first(*bench);
+        auto reader = std::make_shared<BenchBlockManager>(scratch_dir / (directory + "-read-blocks"), keyed);
+        const FlatFilePos position = write_first(*reader);
+        const uint256 hash = parsed->GetHash();
+        CBlock decoded;
+        const bool read_ok = reader->manager->ReadBlock(decoded, position, hash);
+        DataStream again;
+        again << TX_WITH_WITNESS(decoded);
+        require(again.size() == size && std::memcmp(again.data(), block->bytes.data(), size) == 0,
+                what + " ReadBlock gives back the block");
+        require(read_ok || block->generated, what + " ReadBlock's header checks (a mainnet block)");
+        cases.push_back({"WriteBlock", subject, name + "-blockmanager", size, 1, [bench, parsed, what] {
+            const FlatFilePos written = bench->manager->WriteBlock(*parsed, ++bench->height);
+            require(!written.IsNull(), what + " WriteBlock");
+            if (written.nFile >= 2) {
+                std::error_code error;
+                std::filesystem::remove(bench->manager->GetBlockPosFilename(FlatFilePos(written.nFile - 2, 0)), error);
+            }
+        }, {}});
+        cases.push_back({"ReadBlock", subject, name + "-blockmanager", size, 1, [reader, position, hash, read_ok, what] {
+            CBlock read;
+            require(reader->manager->ReadBlock(read, position, hash) == read_ok, what + " ReadBlock");
+            benchmark::DoNotOptimize(read.vtx.data());
+        }, {}});
+    }
+}
+#endif
+
 void add_core_cases(const std::shared_ptr<const BenchBlock>& block, const std::string& name,
                     const std::filesystem::path& scratch_dir, std::vector<Case>& cases)
 {
@@ -217,6 +328,9 @@ void add_core_cases(const std::shared_ptr<const BenchBlock>& block, const std::s
     });
     add("SizeComputerBlock", name, [parsed] { benchmark::DoNotOptimize(GetSerializeSize(TX_WITH_WITNESS(*parsed))); });
     add_core_file_cases(block, parsed, name, scratch_dir, cases);
+#if SERDIFF_CORE_HAS_BLOCK_STORE
+    add_block_manager_cases(block, parsed, name, scratch_dir, cases);
+#endif
 }
 
 }  // namespace

@@ -59,6 +59,9 @@ CASES = [
     ("WriteBlock", "-buffered", "block record through BufferedWriter onto AutoFile"),
     ("WriteBlock", "-unbuffered", "block record into AutoFile, field by field"),
     ("ReadBlock", "-unbuffered", "block record from AutoFile, field by field"),
+    # Core's BlockManager (a tree block_store drives): node/blockstorage.cpp's own WriteBlock and ReadBlock.
+    ("WriteBlock", "-blockmanager", "BlockManager::WriteBlock: placement, allocation, record"),
+    ("ReadBlock", "-blockmanager", "BlockManager::ReadBlock: raw read, decode, header checks"),
 ]
 WHAT_ORDER = {what: index for index, (_, _, what) in enumerate(CASES)}
 SIDES = ("base", "head")
