@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <map>
+#include <vector>
 
 #include <util/fs.h>
 #include <util/fs_helpers.h>
@@ -32,6 +33,7 @@ using Fault = BlockFileFault;
 struct State {
     BlockFileFaultPlan plan;
     bool hit = false;
+    uint64_t record_hits = 0;  // failed writes and closes of a FILE* Core did not open to preallocate
     bool once_spent = false;  // io_error_once has failed its one write
 };
 State& state()
@@ -47,6 +49,8 @@ struct Cookie {
     int fd = -1;
     uint64_t position = 0;
     bool written = false;
+    bool allocating = false;  // AllocateFileRange was called with it (FlatFileSeq::Allocate's FILE*: advisory writes)
+    std::vector<char> buffer;  // its stdio buffer (setvbuf with a null buffer would ignore the size asked for)
 };
 std::map<FILE*, Cookie*>& open_files()
 {
@@ -92,6 +96,7 @@ ssize_t fault_write(void* opaque, const char* buffer, size_t size)
     if (done > 0) cookie.written = true;
     if (done < size) {
         s.hit = true;
+        if (!cookie.allocating) ++s.record_hits;
         errno = error ? error : EIO;
     }
     // fopencookie(3): a write function reports an error by returning what it wrote, 0 if nothing, never -1.
@@ -130,11 +135,13 @@ int fault_close(void* opaque)
     auto* cookie = static_cast<Cookie*>(opaque);
     State& s = state();
     const bool fails = s.plan.kind == Fault::failing_close && cookie->written && !s.hit;
+    const bool allocating = cookie->allocating;
     std::fclose(cookie->real);
     open_files().erase(cookie->self);
-    delete cookie;
+    delete cookie;  // (glibc no longer touches the stdio buffer it held once the close function runs)
     if (fails) {
         s.hit = true;
+        if (!allocating) ++s.record_hits;
         errno = EIO;
         return -1;
     }
@@ -149,6 +156,8 @@ void arm_block_file_fault(const BlockFileFaultPlan& plan)
 }
 
 bool block_file_fault_hit() { return state().hit; }
+
+uint64_t block_file_record_fault_hits() { return state().record_hits; }
 
 const char* block_file_fault_name(BlockFileFault kind)
 {
@@ -180,10 +189,10 @@ FILE* serdiff_core_fopen(const fs::path& path, const char* mode)
         return nullptr;
     }
     // The buffer a FILE* of a file on /dev/shm or ext4 gets (st_blksize), not fopencookie's BUFSIZ: the same calls
-    // reach the file as without the fault.
+    // reach the file as without the fault. glibc ignores the size of a setvbuf without a buffer: the cookie owns one.
     struct stat status;
-    const size_t buffer = fstat(cookie->fd, &status) == 0 && status.st_blksize > 0 ? static_cast<size_t>(status.st_blksize) : 4096;
-    setvbuf(file, nullptr, _IOFBF, buffer);
+    cookie->buffer.resize(fstat(cookie->fd, &status) == 0 && status.st_blksize > 0 ? static_cast<size_t>(status.st_blksize) : 4096);
+    setvbuf(file, cookie->buffer.data(), _IOFBF, cookie->buffer.size());
     __fsetlocking(file, FSETLOCKING_BYCALLER);
     cookie->self = file;
     open_files()[file] = cookie;
@@ -203,8 +212,9 @@ bool TruncateFile(FILE* file, unsigned int length)
 void AllocateFileRange(FILE* file, unsigned int offset, unsigned int length)
 {
     using namespace serdiff::core_subject;
-    const auto* cookie = cookie_of(file);
+    auto* cookie = cookie_of(file);
     if (fileno(file) >= 0 || cookie == nullptr) return serdiff_core_allocate_file_range(file, offset, length);
+    cookie->allocating = true;
     // posix_fallocate on the real file, as Core does; a full disk below the range's end refuses it (ENOSPC), and
     // Core's fallback then writes zeros through the FILE* (serdiff_core_allocate_file_range, whose posix_fallocate
     // of no descriptor fails).

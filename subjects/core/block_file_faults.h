@@ -2,8 +2,8 @@
 // flatfile.cpp is compiled with fopen renamed (subjects/core/CMakeLists.txt), so every file FlatFileSeq::Open opens
 // comes through serdiff_core_fopen (block_file_faults.cpp). With a fault armed, the file it names opens as a FILE*
 // (glibc's fopencookie) that reads and writes the real file at its own position and fails writes, or its close, as
-// the fault says; every other file opens as Core opens it. The file helpers Core calls with such a FILE*
-// (TruncateFile, AllocateFileRange, FileCommit) act on the real file's descriptor.
+// the fault says; every other file opens as Core opens it. TruncateFile and AllocateFileRange act on the real file's
+// descriptor when Core calls them with such a FILE*; FileCommit flushes it (support.cpp: nothing to sync).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +30,10 @@ void arm_block_file_fault(const BlockFileFaultPlan& plan);
 
 // Whether the armed fault has failed a write or a close.
 bool block_file_fault_hit();
+
+// How many writes and closes the armed fault has failed on FILE*s other than the ones FlatFileSeq::Allocate opens to
+// preallocate (whose writes are advisory: Core's AllocateFileRange ignores their errors).
+uint64_t block_file_record_fault_hits();
 
 const char* block_file_fault_name(BlockFileFault kind);
 
