@@ -58,6 +58,22 @@ class ChangedLines(unittest.TestCase):
     def tearDown(self):
         self.scratch.cleanup()
 
+    def test_mutation_plan_printed_for_the_workflow(self):
+        # --mutation-plan (.github/workflows/review-mutation.yml's plan job): key=value lines on stdout, HEAD exported
+        # for core_files' probe, nothing built; validation.cpp is not a serialization file, undo.h was deleted.
+        with tempfile.TemporaryDirectory() as work, \
+                mock.patch.object(review, "WORK", Path(work)), mock.patch.object(review, "HEAD_TREE", Path(work) / "head"):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+                self.assertEqual(review.print_mutation_plan(self.tree, self.base), 0)
+            plan = dict(line.split("=", 1) for line in out.getvalue().splitlines())
+            self.assertEqual(plan["head"], self.head)
+            self.assertEqual(plan["base"], self.base)
+            self.assertEqual(plan["files"], "serialize.h streams.h")
+            self.assertEqual(plan["lines"], "serialize.h:3,20-21,31 streams.h:11")
+            self.assertEqual(plan["unmutated"], "")
+            self.assertTrue((Path(work) / "head" / "src" / "serialize.h").is_file())
+
     def test_real_diff(self):
         changed = review.diff_lines(self.tree, self.base, self.head)
         self.assertEqual(changed, {"src/serialize.h": [3, 20, 21, 31], "src/streams.h": [11]})

@@ -947,6 +947,8 @@ def review(arguments):
         raise Failure(f"TIME and ROUNDS must be at least 1 (got TIME={arguments.time}, ROUNDS={arguments.rounds})")
     if arguments.verdict_only:
         return reverdict(arguments, out)
+    if arguments.mutation_plan:
+        return print_mutation_plan(tree, arguments.base)
     log(f"phase 1/7 export: resolving HEAD and BASE in {tree}")
     head, base, how = resolve(tree, arguments.base)
     # A new review starts from nothing: no page, verdict or phase output of the last one is left to be mistaken
@@ -1056,6 +1058,22 @@ def review(arguments):
     return finish(results, out)
 
 
+def print_mutation_plan(tree, base):
+    """--mutation-plan: the mutation phase's make mutate arguments for the change, one key=value per line on stdout
+    (GITHUB_OUTPUT's format: .github/workflows/review-mutation.yml shards the phase over a matrix with them). HEAD is
+    exported (build/review/head) for core_files' probe of the tree; nothing is built."""
+    head, base, how = resolve(tree, base)
+    changed = diff_lines(tree, base, head)
+    if changed:
+        export(tree, head, HEAD_TREE)
+    files, lines, unmutated = mutation_plan(changed) if changed else ("", "", [])
+    print(f"review: mutation plan: HEAD {head[:12]}, BASE {base[:12]} ({how}): "
+          f"{sum(len(v) for v in changed.values())} changed line(s) in {len(changed)} file(s); mutated: {files or 'none'}",
+          file=sys.stderr, flush=True)
+    print(f"head={head}\nbase={base}\nfiles={files}\nlines={lines}\nunmutated={' '.join(unmutated)}", flush=True)
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--core-src", default="", metavar="DIR", help="a git checkout of Bitcoin Core (required)")
@@ -1071,6 +1089,8 @@ def main(argv=None):
     parser.add_argument("--verdict-only", action="store_true",
                         help="the last review's verdict again (review-out/review.json) with --triage applied, "
                              "nothing rebuilt or re-run (VERDICT_ONLY=1)")
+    parser.add_argument("--mutation-plan", action="store_true",
+                        help="print the mutation phase's FILES and LINES for the change (key=value lines) and stop")
     parser.add_argument("--triage", default="", metavar="FILE",
                         help="the reviewer's triage of surviving mutants (TRIAGE=FILE; tab-separated id, verdict "
                              "equivalent|open, reason): a triaged survivor is shown with its reason and does not "
