@@ -157,6 +157,22 @@ model::uint256 header_hash(std::span<const uint8_t> block_bytes)
     return crypto::sha256d(block_bytes.first(80));
 }
 
+// The block index entries BlockManager's undo calls take: the block (its file, height, undo position) whose parent
+// entry holds the parent's hash. Not copyable: the block points at its parent, the parent at its hash.
+struct UndoIndex {
+    uint256 parent_hash;
+    CBlockIndex parent;
+    CBlockIndex block;
+    UndoIndex(const model::uint256& parent_hash_in, int file) : parent_hash(to_core(parent_hash_in))
+    {
+        parent.phashBlock = &parent_hash;
+        block.pprev = &parent;
+        block.nFile = file;
+    }
+    UndoIndex(const UndoIndex&) = delete;
+    UndoIndex& operator=(const UndoIndex&) = delete;
+};
+
 struct BlockWritten {
     files::Position position;
     uint32_t height;
@@ -242,12 +258,8 @@ void Program::write_undo(const model::BlockUndo& undo, const model::uint256& par
     action.which = static_cast<size_t>(&block - m_blocks_written.data());
     m_actions.push_back(std::move(action));
     const Bytes encoded = reference::encode_block_undo(undo);
-    uint256 core_parent = to_core(parent);
-    CBlockIndex previous;
-    previous.phashBlock = &core_parent;
-    CBlockIndex index;
-    index.pprev = &previous;
-    index.nFile = block.position.file;
+    UndoIndex undo_index(parent, block.position.file);
+    CBlockIndex& index = undo_index.block;
     index.nHeight = static_cast<int>(block.height);
     BlockValidationState state;
     bool written;
@@ -363,12 +375,8 @@ void Program::read_block(files::Position position, std::optional<model::uint256>
 void Program::read_undo(files::Position position, const model::uint256& parent)
 {
     const std::optional<Bytes> expected = m_model->read_undo(position, parent);
-    uint256 core_parent = to_core(parent);
-    CBlockIndex previous;
-    previous.phashBlock = &core_parent;
-    CBlockIndex index;
-    index.pprev = &previous;
-    index.nFile = position.file;
+    UndoIndex undo_index(parent, position.file);
+    CBlockIndex& index = undo_index.block;
     index.nUndoPos = position.offset;
     index.nStatus = BLOCK_HAVE_UNDO;
     CBlockUndo undo;
@@ -754,12 +762,8 @@ void Program::fault_child(const core_subject::BlockFileFaultPlan& plan, const st
         } else {
             const BlockWritten& block = blocks_written.at(action.which);
             const Bytes encoded = reference::encode_block_undo(action.undo_data);
-            uint256 core_parent = to_core(action.parent);
-            CBlockIndex previous;
-            previous.phashBlock = &core_parent;
-            CBlockIndex index;
-            index.pprev = &previous;
-            index.nFile = block.position.file;
+            UndoIndex undo_index(action.parent, block.position.file);
+            CBlockIndex& index = undo_index.block;
             index.nHeight = static_cast<int>(block.height);
             BlockValidationState state;
             bool written = false;
