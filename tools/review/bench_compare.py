@@ -63,6 +63,10 @@ CASES = [
     ("WriteBlock", "-blockmanager", "BlockManager::WriteBlock: placement, allocation, record"),
     ("ReadBlock", "-blockmanager", "BlockManager::ReadBlock: raw read, decode, header checks"),
 ]
+# Cases only a tree of the v31 cycle has (serdiff_bench_core builds them where block_store runs): when one side has
+# none of a case's rows, the case is left out of the comparison and the message says so.
+TREE_DEPENDENT = {"BlockManager::WriteBlock: placement, allocation, record",
+                  "BlockManager::ReadBlock: raw read, decode, header checks"}
 WHAT_ORDER = {what: index for index, (_, _, what) in enumerate(CASES)}
 SIDES = ("base", "head")
 UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
@@ -147,10 +151,18 @@ def sort_key(key):
     return (int(height) if height.isdigit() else float("inf"), block, WHAT_ORDER.get(what, len(WHAT_ORDER)))
 
 
-def combine(base_ns, head_ns, base_instructions=None, head_instructions=None):
+def combine(base_ns, head_ns, base_instructions=None, head_instructions=None, notes=None):
     """The rows of the report from each side's {key: ns} (medians) and, optionally, {key: instructions per op}.
-    Both sides must have the same cases (MissingRows otherwise, naming what is missing on which side); a side's
+    Both sides must have the same cases (MissingRows otherwise, naming what is missing on which side), but for a
+    TREE_DEPENDENT case one side has none of (it is left out, and `notes`, a list, gets a line saying so); a side's
     instruction count may be absent (null in the row)."""
+    for what in sorted(TREE_DEPENDENT):
+        has = {side: any(key[2] == what for key in ns) for side, ns in (("base", base_ns), ("head", head_ns))}
+        if has["base"] != has["head"]:
+            base_ns = {key: value for key, value in base_ns.items() if key[2] != what}
+            head_ns = {key: value for key, value in head_ns.items() if key[2] != what}
+            if notes is not None:
+                notes.append(f"{what}: only {'BASE' if has['base'] else 'HEAD'}'s tree has it, not compared")
     problems = []
     for side, mine, other in (("base", base_ns, head_ns), ("head", head_ns, base_ns)):
         missing = sorted(set(other) - set(mine), key=sort_key)
@@ -382,9 +394,10 @@ def compare(base_tree: Path, head_tree: Path, out: Path, jobs: int = 2, rounds: 
                 instructions = {side: {} for side in SIDES}
                 callgrind_note = f"; instructions not counted, callgrind failed: {error}"
                 progress(f"instructions: callgrind failed: {error}")
-        result["rows"] = combine(medians["base"], medians["head"], instructions["base"], instructions["head"])
+        notes = []
+        result["rows"] = combine(medians["base"], medians["head"], instructions["base"], instructions["head"], notes)
         result["status"] = "measured"
-        result["message"] = f"{len(result['rows'])} cases" + callgrind_note
+        result["message"] = f"{len(result['rows'])} cases" + callgrind_note + "".join(f"; {note}" for note in notes)
     except (ValueError, RuntimeError, OSError, subprocess.SubprocessError) as error:
         result["message"] = str(error)
     return finish(result, out, progress)
