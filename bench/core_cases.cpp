@@ -247,6 +247,15 @@ void add_block_manager_cases(const std::shared_ptr<const BenchBlock>& block, con
             const auto raw = bench.manager->ReadRawBlock(written);
             require(raw.has_value() && raw->size() == size && std::memcmp(raw->data(), block->bytes.data(), size) == 0,
                     what + " WriteBlock: the record read back raw");
+            // The file itself holds the block XORed with the key at its offset (zeros: the bytes as they are).
+            std::vector<std::byte> stored(size);
+            std::FILE* file = open_file(bench.manager->GetBlockPosFilename(written), "rb");
+            const bool read = std::fseek(file, static_cast<long>(written.nPos), SEEK_SET) == 0 &&
+                              std::fread(stored.data(), 1, size, file) == size;
+            std::fclose(file);
+            require(read, what + " WriteBlock: the record in the file");
+            (keyed ? Obfuscation{kKey} : Obfuscation{})(stored, written.nPos);
+            require(std::memcmp(stored.data(), block->bytes.data(), size) == 0, what + " WriteBlock: the file's bytes");
             return written;
         };
         auto bench = std::make_shared<BenchBlockManager>(scratch_dir / (directory + "-write-blocks"), keyed);

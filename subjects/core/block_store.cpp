@@ -2,21 +2,23 @@
 // regtest chain, -fastprune sizes) writes blocks and undo data into a blocks directory and reads them back; serdiff's
 // reference model of those files (differential/reference/block_files.h) does the same in memory. Every position,
 // file, read and refusal is compared (docs/targets.md "Program formats", docs/file-io.md "Core's block files").
-#include <algorithm>
-#include <array>
-#include <map>
-#include <csignal>
 #include <dlfcn.h>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <exception>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <system_error>
 #include <memory>
 #include <optional>

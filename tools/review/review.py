@@ -1066,7 +1066,7 @@ def print_mutation_plan(tree, base):
     changed = diff_lines(tree, base, head)
     if changed:
         export(tree, head, HEAD_TREE)
-    files, lines, unmutated = mutation_plan(changed) if changed else ("", "", [])
+    files, lines, unmutated = mutation_plan(changed)
     print(f"review: mutation plan: HEAD {head[:12]}, BASE {base[:12]} ({how}): "
           f"{sum(len(v) for v in changed.values())} changed line(s) in {len(changed)} file(s); mutated: {files or 'none'}",
           file=sys.stderr, flush=True)
