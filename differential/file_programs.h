@@ -24,6 +24,8 @@ inline constexpr size_t kMaxRecordOperations = 8;
 inline constexpr size_t kMaxRecordFileEdits = 4;
 inline constexpr size_t kMaxRawRecordPayload = 4096;
 inline constexpr size_t kMaxRecordGeneratedBytes = 16 * 1024;  // script/witness bytes of generated records
+inline constexpr size_t kMaxBufferedFileBuffer = 64;              // buffered_file's ring buffer: 1..64 bytes
+inline constexpr size_t kMaxBufferedFileBytes = 4096;             // buffered_file's file
 
 // A file program's obfuscation key: its next 8 bytes.
 inline std::array<std::byte, 8> read_file_key(ProgramInput& in)
@@ -107,6 +109,11 @@ void check_buffered_writer_program(std::span<const uint8_t> input);
 // Reads bytes, single bytes, spans and skips from one obfuscated file through BufferedReader, AutoFile and
 // the reference FileReader; compares every value and position and the error that ends the program.
 void check_buffered_reader_program(std::span<const uint8_t> input);
+
+// Reads one obfuscated file through the subject's BufferedFile (Core's rewindable buffer of LoadExternalBlockFile) and
+// the reference model: reads, operator>>, CompactSizes, byte searches, rewinds, limits and skips, each value,
+// position and error compared, then eof() and how far the file itself was read.
+void check_buffered_file_program(std::span<const uint8_t> input);
 
 // Writes block and undo records on both sides (compares the files), damages the file (flips, truncation,
 // stored zeros, overwrites), then compares scan_block_file and every read_block_record/read_undo_record.

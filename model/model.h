@@ -452,6 +452,9 @@ inline constexpr const char* kSizeTooLarge = "size too large";
 inline constexpr const char* kSuperfluousWitness = "Superfluous witness record";
 inline constexpr const char* kUnknownOptionalData = "Unknown transaction optional data";
 inline constexpr const char* kStringLimit = "String length limit exceeded";
+// BufferedFile (docs/format.md "BufferedFile"): a read past the limit set, and a rewind not below the buffer size.
+inline constexpr const char* kPastReadLimit = "read past the limit";
+inline constexpr const char* kRewindNotBelowBuffer = "rewind limit must be less than buffer size";
 }  // namespace errors
 
 // Hex helpers used by printers, CLI and tests.

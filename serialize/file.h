@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -72,6 +73,8 @@ public:
         return *m_position;
     }
     const ObfuscationKey& key() const { return m_key; }
+    // Whether a read met the end of the file (stdio's end-of-file flag: set by a read that came up short).
+    bool at_end() const { return m_file != nullptr && std::feof(m_file) != 0; }
 
     void seek(uint64_t position)
     {
@@ -385,6 +388,136 @@ private:
     std::vector<std::byte> m_buffer;
     size_t m_used = 0;
     bool m_failed = false;
+};
+
+// A rewindable read buffer over an AutoFile (Bitcoin Core's BufferedFile, with which LoadExternalBlockFile reads
+// -reindex and -loadblock files; rules in docs/format.md "BufferedFile"). A ring buffer of `buffer_size` bytes holds
+// the last bytes read from the file, so set_position can go back as far as it holds; a refill never overwrites the
+// `rewind` bytes behind the position. Positions count from 0 at construction. Do not read the AutoFile meanwhile.
+class BufferedFile {
+public:
+    BufferedFile(AutoFile& file, uint64_t buffer_size, uint64_t rewind)
+        : m_file{file}, m_rewind{rewind}, m_buffer(static_cast<size_t>(buffer_size))
+    {
+        if (rewind >= buffer_size) throw SerializeError(model::errors::kRewindNotBelowBuffer);
+    }
+    BufferedFile(const BufferedFile&) = delete;
+    BufferedFile& operator=(const BufferedFile&) = delete;
+
+    uint64_t position() const { return m_read; }
+    bool eof() const { return m_read == m_source && m_file.at_end(); }
+
+    // Past the limit nothing is read; at the end of the file what was left is consumed before the error.
+    void read(std::span<std::byte> destination)
+    {
+        if (destination.empty()) return;
+        require_within_limit(destination.size());
+        while (!destination.empty()) {
+            const std::span<const std::byte> available = next_run(destination.size());
+            std::memcpy(destination.data(), available.data(), available.size());
+            m_read += available.size();
+            destination = destination.subspan(available.size());
+        }
+    }
+
+    std::byte read_byte()
+    {
+        require_within_limit(1);
+        const std::byte value = next_run(1)[0];
+        ++m_read;
+        return value;
+    }
+
+    template <typename T>
+    BufferedFile& operator>>(T&& value)
+    {
+        Unserialize(*this, value);
+        return *this;
+    }
+
+    // Moves ahead to `target` (at least position()), reading the bytes between.
+    void skip_to(uint64_t target)
+    {
+        if (target <= m_read) return;
+        require_within_limit(target - m_read);
+        while (m_read < target) m_read += next_run(target - m_read).size();
+    }
+
+    void ignore(size_t count) { skip_to(m_read + count); }
+
+    // To `target` if the buffer holds it (or it is the next byte of the file): true. Otherwise as near as it can go
+    // (the oldest byte held, or the next byte of the file) and false.
+    bool set_position(uint64_t target)
+    {
+        if (target + m_buffer.size() < m_source) {
+            m_read = m_source - m_buffer.size();
+            return false;
+        }
+        if (target > m_source) {
+            m_read = m_source;
+            return false;
+        }
+        m_read = target;
+        return true;
+    }
+
+    // Reads may not go past `limit` (none: no limit); false, and the limit unchanged, for one behind the position.
+    bool set_limit(std::optional<uint64_t> limit = std::nullopt)
+    {
+        const uint64_t value = limit.value_or(std::numeric_limits<uint64_t>::max());
+        if (value < m_read) return false;
+        m_limit = value;
+        return true;
+    }
+
+    // Moves to the next byte equal to `value` (the one at the position included); the limit does not bound it.
+    // memchr over each contiguous run of the ring buffer (Core's FindByte uses std::find the same way).
+    void find_byte(std::byte value)
+    {
+        while (true) {
+            const std::span<const std::byte> run = next_run(std::numeric_limits<size_t>::max());
+            const void* found = std::memchr(run.data(), std::to_integer<int>(value), run.size());
+            if (found != nullptr) {
+                m_read += static_cast<const std::byte*>(found) - run.data();
+                return;
+            }
+            m_read += run.size();
+        }
+    }
+
+private:
+    void require_within_limit(size_t count) const
+    {
+        if (m_read + count > m_limit) throw SerializeError(model::errors::kPastReadLimit);
+    }
+
+    // The buffered bytes from the position on, contiguous in the ring and at most `wanted` (≥ 1); refills first when
+    // every byte read from the file was returned. Does not move the position.
+    std::span<const std::byte> next_run(size_t wanted)
+    {
+        if (m_read == m_source) fill();
+        const size_t offset = static_cast<size_t>(m_read % m_buffer.size());
+        const size_t run = std::min<uint64_t>({wanted, m_buffer.size() - offset, m_source - m_read});
+        return {m_buffer.data() + offset, run};
+    }
+
+    // One refill (only when every byte read was returned): up to the end of the ring, never over the rewind bytes.
+    void fill()
+    {
+        const size_t offset = static_cast<size_t>(m_source % m_buffer.size());
+        const size_t kept = SERDIFF_PLANTED(buffered_file_rewind_ignored) ? 0 : static_cast<size_t>(m_rewind);
+        const size_t room = std::min<size_t>(m_buffer.size() - offset, m_buffer.size() - kept);
+        const size_t got = m_file.read_some(std::span{m_buffer}.subspan(offset, room));
+        if (got == 0) throw SerializeError(model::errors::kEndOfData);
+        m_source += got;
+    }
+
+    AutoFile& m_file;
+    uint64_t m_rewind;
+    std::vector<std::byte> m_buffer;
+    uint64_t m_read = 0;    // the position: bytes returned (or skipped) so far
+    uint64_t m_source = 0;  // bytes read from the file so far
+    uint64_t m_limit = std::numeric_limits<uint64_t>::max();
 };
 
 static_assert(WriteStream<AutoFile> && ReadStream<AutoFile>);

@@ -237,6 +237,9 @@ std::string error_text(const std::exception& error)
         const auto has = [what](std::string_view text) { return what.find(text) != std::string_view::npos; };
         if (has("): end of data") || has(": end of file")) return model::errors::kEndOfData;
         if (has("non-canonical ReadCompactSize()")) return model::errors::kNonCanonical;
+        // BufferedFile's refusals (streams.h): a read past SetLimit's limit, a rewind not below the buffer size.
+        if (has("Attempt to position past buffer limit")) return model::errors::kPastReadLimit;
+        if (has("Rewind limit must be less than buffer size")) return model::errors::kRewindNotBelowBuffer;
         // CompactSizeFormatter's refusal of a value past its integer type (Core's COMPACTSIZE) is serdiff's "size
         // too large" (docs/format.md "Errors").
         if (has("ReadCompactSize(): size too large") || has("ReadVarInt(): size too large") ||

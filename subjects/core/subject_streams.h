@@ -413,6 +413,31 @@ inline uint64_t position_from(const std::optional<uint64_t>& start, uint64_t cou
     return *start + count;
 }
 
+// Core's BufferedFile (every tree the subject builds has it) under the names serdiff's has: the buffered_file
+// program calls these. `>>` is Core's own operator>> (Unserialize on the BufferedFile itself).
+class BufferedFile {
+public:
+    BufferedFile(AutoFile& file, uint64_t buffer_size, uint64_t rewind) : m_inner(file, buffer_size, rewind) {}
+    uint64_t position() const { return m_inner.GetPos(); }
+    bool eof() const { return m_inner.eof(); }
+    void read(std::span<std::byte> destination) { m_inner.read(destination); }
+    template <typename T>
+    BufferedFile& operator>>(T&& value)
+    {
+        m_inner >> std::forward<T>(value);
+        return *this;
+    }
+    // ReadCompactSize on Core's BufferedFile itself (not through this wrapper's read).
+    uint64_t read_compact_size() { return ::ReadCompactSize(m_inner); }
+    void skip_to(uint64_t target) { m_inner.SkipTo(target); }
+    bool set_position(uint64_t target) { return m_inner.SetPos(target); }
+    bool set_limit(std::optional<uint64_t> limit) { return limit ? m_inner.SetLimit(*limit) : m_inner.SetLimit(); }
+    void find_byte(std::byte value) { m_inner.FindByte(value); }
+
+private:
+    ::BufferedFile m_inner;
+};
+
 #if SERDIFF_CORE_HAS_BUFFERED_FILES
 inline constexpr bool kHasBufferedFiles = true;
 // Core's BufferedWriter on that AutoFile. close() is what Core's callers do: flush (the destructor's work), then

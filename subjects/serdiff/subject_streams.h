@@ -21,6 +21,7 @@
 namespace serdiff::subject {
 
 using optimized::AutoFile;
+using optimized::BufferedFile;
 using optimized::BufferedReader;
 using optimized::BufferedWriter;
 using optimized::DataStream;

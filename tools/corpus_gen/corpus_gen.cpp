@@ -651,6 +651,75 @@ void generate_bit_stream()
     token({"bit_stream"}, "golomb_rice_p19", {0x05, 0x13});
 }
 
+// buffered_file programs (differential/buffered_file_program.cpp): buffer byte (1 + b % 64), rewind byte (b % buffer;
+// 0xff: the buffer size, refused), start byte, key, content length (number) + payload; steps (kind % 10): 0 read
+// (length byte, as buffered_reader's), 1 u8, 2 u32, 3 4-byte magic, 4 CompactSize, 5 find byte, 6 set position (back
+// by t & 0x7f for t >= 0x80, else ahead by t), 7 set limit (0xff none, else position + t - 16), 8 skip to position + t,
+// 9 eof.
+void generate_buffered_file()
+{
+    const Bytes key = {0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80};
+    const Bytes zero_key(8, 0);
+    // Reads across the ring buffer's end, rewinds inside and past what it holds, and the end of the file; each buffer
+    // size with a rewind of 0, half the buffer and one less than the buffer.
+    for (const uint8_t buffer : {0, 1, 6, 15, 63}) {
+        const size_t size = buffer + 1u;
+        for (const size_t rewind : {size_t{0}, size / 2, size - 1}) {
+            ProgramWriter w;
+            w.byte(buffer).byte(static_cast<uint8_t>(rewind)).byte(3).raw(key).number(200).payload(200, buffer, filled(32, 0x5c));
+            for (int round = 0; round < 3; ++round) {
+                w.byte(0).byte(static_cast<uint8_t>(2 + round));  // read buffer - 1, buffer, buffer + 1
+                w.byte(6).byte(static_cast<uint8_t>(0x80 | std::min<size_t>(rewind + round, 0x7f)));  // back
+                w.byte(1).byte(9);                                // a byte, eof
+                w.byte(6).byte(static_cast<uint8_t>(0x80 | std::min<size_t>(size + 1, 0x7f)));  // past what it holds
+                w.byte(2).byte(4);                                // u32, CompactSize
+            }
+            w.byte(8).byte(150).byte(5).byte(0x77).byte(0).byte(7).byte(9);  // skip, search to the end, read, eof
+            add("buffered_file", "buffer-" + std::to_string(size) + "-rewind-" + std::to_string(rewind), w.bytes);
+        }
+    }
+    // Limits: a read that would pass one (nothing read), one behind the position (refused), a skip past one, none
+    // again; a search is not bounded by the limit.
+    {
+        ProgramWriter w;
+        w.byte(31).byte(8).byte(0).raw(key).number(100).payload(100, 3);
+        w.byte(7).byte(16 + 10).byte(0).byte(8 + 8).byte(0).byte(8 + 3).byte(1);  // limit +10, read 8, read 3 (past), u8
+        w.byte(7).byte(0).byte(8).byte(20).byte(7).byte(0xff).byte(8).byte(20);  // limit behind, skip past, no limit, skip
+        w.byte(7).byte(16).byte(5).byte(0x00).byte(9).byte(4);                    // limit here, search, eof, CompactSize
+        add("buffered_file", "limits", w.bytes);
+    }
+    // As LoadExternalBlockFile reads a blocks file: no limit, search for the magic's first byte, the magic, the size,
+    // a limit at the record's end, the record, a byte past it (refused), then back to just after the magic and on.
+    {
+        const Bytes magic = {0xf9, 0xbe, 0xb4, 0xd9};
+        Bytes content = concat({filled(5, 0x00), magic, Bytes{0x08, 0, 0, 0}, filled(8, 0xab), Bytes{0xf9, 0x11}, magic,
+                                Bytes{0x02, 0, 0, 0}});
+        ProgramWriter w;
+        w.byte(31).byte(20).byte(0).raw(zero_key).number(content.size() + 2).payload(content.size() + 2, 0, content);
+        for (int record = 0; record < 3; ++record) {
+            w.byte(7).byte(0xff).byte(5).byte(0xf9).byte(3).byte(2);  // no limit, find, magic, size
+            w.byte(7).byte(16 + 8).byte(0).byte(8 + 8).byte(1);        // limit at the record's end, the record, u8 past it
+            w.byte(6).byte(0x80 | 13).byte(6).byte(1);                // back 13, ahead 1
+        }
+        w.byte(9).byte(0).byte(8 + 40).byte(9);  // eof, a read past the end, eof
+        add("buffered_file", "load-external-block-file", w.bytes);
+    }
+    // A rewind not below the buffer size: every side refuses to construct.
+    {
+        ProgramWriter w;
+        w.byte(15).byte(0xff).byte(0).raw(key).number(10).payload(10, 1).byte(1);
+        add("buffered_file", "rewind-refused", w.bytes);
+    }
+    // An empty file and a start past the end: the first refill meets the end of the file.
+    {
+        ProgramWriter w;
+        w.byte(7).byte(2).byte(20).raw(key).number(10).payload(10, 2).byte(9).byte(1).byte(9).byte(5).byte(0).byte(9);
+        add("buffered_file", "start-past-end", w.bytes);
+    }
+    token({"buffered_file"}, "search_step", {0x05});
+    token({"buffered_file"}, "no_limit", {0x07, 0xff});
+}
+
 // prevector programs (fuzz_targets/prevector.cpp): shape byte, then op bytes (op % 18) with their arguments.
 void generate_prevector()
 {
@@ -1389,6 +1458,7 @@ int main(int argc, char** argv)
         generate_primitive_stream();
         generate_obfuscation();
         generate_bit_stream();
+        generate_buffered_file();
         generate_prevector();
         generate_compression();
         generate_model_containers();
