@@ -69,6 +69,28 @@ class CoreTree(unittest.TestCase):
         shutil.rmtree(self.directory)
 
 
+class HeaderPrelude(unittest.TestCase):
+    """A header that compiles only after a standard header (Core's util/obfuscation.h uses std::memcpy without
+    <cstring>) gets a quick check and a schemata plan with STANDARD_PRELUDE before it; a mutant that does not compile
+    is still refused with the prelude."""
+
+    def syntax_ok(self, directory, header_text, prelude):
+        header = Path(directory) / "uses_memcpy.h"
+        header.write_text(header_text)
+        unit = Path(directory) / "unit.cpp"
+        unit.write_text(mutate.header_unit_text(header, prelude))
+        return subprocess.run(["clang++-19", "-std=c++20", "-fsyntax-only", str(unit)], capture_output=True).returncode == 0
+
+    @unittest.skipUnless(shutil.which("clang++-19"), "clang++-19 not installed")
+    def test_prelude_lets_the_header_compile_and_still_refuses_a_broken_mutant(self):
+        original = "#pragma once\ninline void copy(char* to, const char* from) { std::memcpy(to, from, 1); }\n"
+        broken = original.replace("std::memcpy(to, from, 1);", "std::memcpy(to, from, 1)")
+        with tempfile.TemporaryDirectory() as directory:
+            self.assertFalse(self.syntax_ok(directory, original, False))
+            self.assertTrue(self.syntax_ok(directory, original, True))
+            self.assertFalse(self.syntax_ok(directory, broken, True))
+
+
 class CoreSubjectPlan(CoreTree):
     def test_block_storage_files_join_on_a_tree_block_store_drives(self):
         # subjects/core/probe.cmake's test: WriteBlock(block, height) and ReadRawBlock with a part range in

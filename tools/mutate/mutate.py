@@ -963,17 +963,21 @@ class Job:
                 f"{first_error(built.stderr)})")
             return None
         unit = self.copy_of(path).resolve()
-        if not own:
-            unit = quick / f"{stem}.cpp"
-            unit.write_text(f'#include "{self.copy_of(path).resolve()}"\n')
-        command = [compiler] + common + ["-include-pch", str(pch), "-fsyntax-only", str(unit)]
         self.restore(path)
-        check = subprocess.run(command, cwd=directory, capture_output=True, text=True)
-        if check.returncode != 0:
-            log(f"mutate: {path}: no quick check (the unmutated file does not compile alone: "
-                f"{first_error(check.stderr)})")
-            return None
-        return command, directory
+        for prelude in [False] if own else [False, True]:
+            if not own:
+                unit = quick / f"{stem}.cpp"
+                unit.write_text(header_unit_text(self.copy_of(path).resolve(), prelude))
+            command = [compiler] + common + ["-include-pch", str(pch), "-fsyntax-only", str(unit)]
+            check = subprocess.run(command, cwd=directory, capture_output=True, text=True)
+            if check.returncode == 0:
+                if prelude:
+                    log(f"mutate: {path}: quick check with the standard headers included before it (it does not "
+                        f"compile alone: {first_error(first_failure)})")
+                return command, directory
+            first_failure = check.stderr if not prelude else first_failure
+        log(f"mutate: {path}: no quick check (the unmutated file does not compile alone: {first_error(first_failure)})")
+        return None
 
     def quick_check(self, mutant):
         """None when the mutated file compiles alone, else the compiler's first error: the file as written does not
@@ -1429,6 +1433,20 @@ def culprits(output, spans, compiled, file_of):
     return bad
 
 
+# The standard headers a header's quick check and schemata plan include before it when it does not compile alone:
+# a header that uses std::memcpy without <cstring> (Core's util/obfuscation.h) compiles in every unit that includes
+# it, since something before it brings <cstring> in. Only standard headers, so a mutant refused with them is refused
+# in those units too.
+STANDARD_PRELUDE = ("algorithm", "array", "cstddef", "cstdint", "cstring", "limits", "memory", "span", "string",
+                    "type_traits", "utility", "vector")
+
+
+def header_unit_text(header, prelude):
+    """A unit that includes `header`, with STANDARD_PRELUDE's headers before it when `prelude`."""
+    before = "".join(f"#include <{name}>\n" for name in STANDARD_PRELUDE) if prelude else ""
+    return f'{before}#include "{header}"\n'
+
+
 def plan_nodes(job, mutants, keys):
     """({key: node}, {key: why not}) for the mutants, per file, by tools/mutate/schemata.py plan (libclang, in VENV)."""
     nodes, unsupported = {}, {}
@@ -1439,21 +1457,24 @@ def plan_nodes(job, mutants, keys):
         flags, directory, own = job.unit_flags(path)
         job.restore(path)
         unit = job.copy_of(path).resolve()
-        if not own:
-            unit = job.base / "quick" / f"{path.replace('/', '_')}.plan.cpp"
-            unit.parent.mkdir(parents=True, exist_ok=True)
-            unit.write_text(f'#include "{job.copy_of(path).resolve()}"\n')
-        request = {"file": str(job.copy_of(path).resolve()), "arguments": ["-x", "c++"] + flags[1:],
-                   "unit": str(unit),
-                   "mutants": [{"key": keys[m["id"]], "line": m["line"], "original": m["original"],
-                                "mutated": m["mutated"]} for m in items]}
-        with tempfile.NamedTemporaryFile("w", suffix=".json", dir=job.base, delete=False) as handle:
-            json.dump(request, handle)
-        try:
-            result = subprocess.run([str(VENV / "bin" / "python"), str(ROOT / "tools" / "mutate" / "schemata.py"),
-                                     "plan", handle.name], capture_output=True, text=True, cwd=directory)
-        finally:
-            os.unlink(handle.name)
+        for prelude in [False] if own else [False, True]:
+            if not own:
+                unit = job.base / "quick" / f"{path.replace('/', '_')}.plan.cpp"
+                unit.parent.mkdir(parents=True, exist_ok=True)
+                unit.write_text(header_unit_text(job.copy_of(path).resolve(), prelude))
+            request = {"file": str(job.copy_of(path).resolve()), "arguments": ["-x", "c++"] + flags[1:],
+                       "unit": str(unit),
+                       "mutants": [{"key": keys[m["id"]], "line": m["line"], "original": m["original"],
+                                    "mutated": m["mutated"]} for m in items]}
+            with tempfile.NamedTemporaryFile("w", suffix=".json", dir=job.base, delete=False) as handle:
+                json.dump(request, handle)
+            try:
+                result = subprocess.run([str(VENV / "bin" / "python"), str(ROOT / "tools" / "mutate" / "schemata.py"),
+                                         "plan", handle.name], capture_output=True, text=True, cwd=directory)
+            finally:
+                os.unlink(handle.name)
+            if result.returncode == 0:
+                break
         if result.returncode != 0:
             log(f"mutate: {path}: no schemata ({(result.stderr.strip().splitlines() or ['planner failed'])[-1]}); "
                 f"its mutants are rebuilt one at a time")
