@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "model/bits.h"
 #include "model/codec_table.h"
@@ -60,6 +62,16 @@ uint64_t witness_stack_size(const model::WitnessStack& witness);
 // std::out_of_range) and the stream's end of data stop the run; the writer flushes as it goes out of scope.
 model::BitWriteResult bit_write(std::span<const model::BitOp> ops);
 model::BitReadResult bit_read(std::span<const uint8_t> bytes, std::span<const model::BitOp> ops);
+
+// The transaction value types' own members, one line per fact (reference::transaction_members writes the same lines
+// from docs/format.md "Transaction members"): Core's COutPoint, CTxIn and CTxOut comparisons and IsNull, CTransaction's
+// IsCoinBase, IsNull, HasWitness, ComputeTotalSize, GetValueOut, CalculateOutputValue and ==, the deserializing
+// constructors and the CTxIn/CTxOut constructors. std::nullopt from a subject whose transaction is the model's own
+// type (serdiff's: the reference shares it, so there is nothing of the subject's to compare).
+std::optional<std::vector<std::string>> transaction_members(const model::Transaction& tx);
+// The same for what no input changes: the sequence constants (BIP 68), COutPoint's null index, the default version,
+// and default-constructed and SetNull() members.
+std::optional<std::vector<std::string>> transaction_constants();
 
 // Where a subject's code departs from docs/format.md on purpose (docs/divergences.md lists each with an
 // input), the harness compares it against the rule the subject keeps, and nowhere else.

@@ -2,8 +2,10 @@
 // after every step (contents, size, emptiness, front/back, the returned iterators and references, equality
 // with a snapshot), plus its own invariants (capacity ≥ size; inline exactly while capacity is the inline N).
 // The object targets reach prevector only through CScript-shaped fields; this drives every member.
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -307,6 +309,55 @@ private:
             fail("copy assignment", both + "\ncopy " + show(copies[1].data(), copies[1].size()));
         if ((subject_ == snapshot_) != (model_ == snapshot_model_) || !(snapshot_ == snapshot_))
             fail("operator==", both + "\nsnapshot " + show(snapshot_model_.data(), snapshot_model_.size()));
+        // Core's order: the shorter first, then element by element (not std::vector's lexicographic order).
+        if ((subject_ < snapshot_) != shorter_or_less(model_, snapshot_model_) ||
+            (snapshot_ < subject_) != shorter_or_less(snapshot_model_, model_) || subject_ < subject_)
+            fail("operator<", both + "\nsnapshot " + show(snapshot_model_.data(), snapshot_model_.size()));
+        check_iterators(subject_.begin(), subject_.end(), both);
+        check_iterators(constant.begin(), constant.end(), both);
+        // An iterator converts to a const_iterator at the same element.
+        const typename subject::prevector<N, T>::const_iterator converted = subject_.end();
+        if (converted != constant.end()) fail("iterator to const_iterator", both);
+    }
+
+    static bool shorter_or_less(const std::vector<T>& a, const std::vector<T>& b)
+    {
+        if (a.size() != b.size()) return a.size() < b.size();
+        return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
+    }
+
+    // Every operator of the (const_)iterator against the contents: ++ and -- (both forms), [], +, n + it, +=, -, -=,
+    // the difference, ==, <=> and operator->.
+    template <typename Iterator>
+    void check_iterators(Iterator first, Iterator last, const std::string& both)
+    {
+        const size_t size = model_.size();
+        size_t seen = 0;
+        for (Iterator it = first; it != last; ++it, ++seen)
+            if (seen >= size || *it != model_[seen] || std::to_address(it) != subject_.data() + seen)
+                fail("iterator ++", both);
+        if (seen != size) fail("iterator ++ count", both);
+        Iterator back = last;
+        for (size_t i = size; i > 0; --i)
+            if (*--back != model_[i - 1]) fail("iterator --", both);
+        Iterator post = first;
+        for (size_t i = 0; i < size; ++i)
+            if (*post++ != model_[i]) fail("iterator ++(int)", both);
+        for (size_t i = size; i > 0; --i) {
+            post--;
+            if (*post != model_[i - 1]) fail("iterator --(int)", both);
+        }
+        for (size_t i = 0; i < size; ++i)
+            if (first[i] != model_[i] || *(first + i) != model_[i] || *(i + first) != model_[i] ||
+                *(last - (size - i)) != model_[i])
+                fail("iterator [], + or -", both);
+        Iterator moved = first;
+        moved += size;
+        if (moved != last || static_cast<size_t>(last - first) != size) fail("iterator += or difference", both);
+        moved -= size;
+        if (moved != first) fail("iterator -=", both);
+        if ((first < last) != (size > 0) || !(first <= first) || (last > first) != (size > 0) || first > last)
+            fail("iterator <=>", both);
     }
 
     differential::ProgramInput& in_;

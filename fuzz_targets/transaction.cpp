@@ -5,6 +5,9 @@
 
 #include "differential/codecs.h"
 #include "differential/compare.h"
+#include "differential/reference/members.h"
+#include "differential/reference/reference.h"
+#include "differential/subject.h"
 #include "fuzz_targets/registry.h"
 #include "model/model.h"
 
@@ -83,6 +86,23 @@ void check_claimed_count_past_large_input(std::span<const uint8_t> input)
     }
 }
 
+// The transaction value types' own members (differential/subject.h transaction_members) for what the reference
+// decodes, and once per process the constants and default members: on a subject with types of its own (Core's).
+void check_members(std::span<const uint8_t> input)
+{
+    using namespace serdiff;
+    differential::once_per_process([&] {
+        if (const auto constants = subject::transaction_constants())
+            differential::compare_traces("transaction constants and default members", *constants,
+                                         reference::transaction_constants(), input);
+    });
+    const model::Decoded<model::Transaction> decoded = reference::decode_transaction(input, true);
+    if (!decoded.ok) return;
+    if (const auto members = subject::transaction_members(decoded.value))
+        differential::compare_traces("transaction members", *members, reference::transaction_members(decoded.value),
+                                     input);
+}
+
 }  // namespace
 
 // A claimed script or witness length makes the optimized reader allocate (and zero) up to 5,000,000 bytes
@@ -92,6 +112,7 @@ SERDIFF_FUZZ_TARGET(transaction, .max_len = 65536, .codec = "transaction", .real
 {
     serdiff::differential::check_decode_round_trip(serdiff::differential::transaction_codec(true), input);
     serdiff::differential::check_decode_round_trip(serdiff::differential::transaction_codec(false), input);
+    check_members(input);
     serdiff::differential::once_per_process([&] { check_large_witness_item(input); });
     serdiff::differential::once_per_process([&] { check_claimed_count_past_large_input(input); });
 }

@@ -171,6 +171,12 @@ public:
     {
         return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
     }
+    // Bitcoin Core's order (prevector::operator<): the shorter first, then element by element.
+    friend bool operator<(const prevector& a, const prevector& b)
+    {
+        if (a.size_ != b.size_) return a.size_ < b.size_;
+        return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
+    }
 
 private:
     // Doubling growth for element-wise appends; exact growth is reserve()'s job.

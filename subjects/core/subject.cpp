@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include <compressor.h>
@@ -19,6 +20,7 @@
 #include <util/obfuscation.h>
 #endif
 
+#include "differential/reference/members.h"
 #include "subjects/core/convert.h"
 
 namespace serdiff::subject {
@@ -331,6 +333,119 @@ Bytes encode_default_block() { return encode_core(TX_WITH_WITNESS(CBlock{})); }
 // Core writes a CScriptWitness as its stack (primitives/transaction.h: `s << tx.vin[i].scriptWitness.stack`).
 Bytes encode_witness_stack(const model::WitnessStack& witness) { return encode_core(to_core(witness).stack); }
 uint64_t witness_stack_size(const model::WitnessStack& witness) { return GetSerializeSize(to_core(witness).stack); }
+
+// CalculateOutputValue (a template of primitives/transaction.h; a tree may lack it) on `tx`, or nullopt.
+template <typename Tx>
+std::optional<CAmount> calculate_output_value(const Tx& tx)
+{
+    if constexpr (requires { CalculateOutputValue(tx); })
+        return CalculateOutputValue(tx);
+    else
+        return std::nullopt;
+}
+
+std::optional<std::vector<std::string>> transaction_members(const model::Transaction& tx)
+{
+    using reference::fact;
+    const CMutableTransaction mutable_tx = to_core(tx);
+    const CTransaction core(mutable_tx);
+    std::vector<std::string> lines;
+    const size_t inputs = core.vin.size(), outputs = core.vout.size();
+    for (size_t i = 0; i < inputs; ++i) {
+        const CTxIn &in = core.vin[i], &next = core.vin[(i + 1) % inputs];
+        const std::string at = "input " + std::to_string(i) + " ";
+        lines.push_back(fact(at + "prevout null", in.prevout.IsNull()));
+        lines.push_back(fact(at + "prevout < next", in.prevout < next.prevout));
+        lines.push_back(fact(at + "prevout > next", next.prevout < in.prevout));
+        lines.push_back(fact(at + "prevout == next", in.prevout == next.prevout));
+        lines.push_back(fact(at + "prevout != next", in.prevout != next.prevout));
+        lines.push_back(fact(at + "== next", in == next));
+        lines.push_back(fact(at + "!= next", in != next));
+    }
+    for (size_t i = 0; i < outputs; ++i) {
+        const CTxOut &out = core.vout[i], &next = core.vout[(i + 1) % outputs];
+        const std::string at = "output " + std::to_string(i) + " ";
+        lines.push_back(fact(at + "null", out.IsNull()));
+        lines.push_back(fact(at + "== next", out == next));
+        lines.push_back(fact(at + "!= next", out != next));
+    }
+    lines.push_back(fact("coinbase", core.IsCoinBase()));
+    lines.push_back(fact("null", core.IsNull()));
+    // CTransaction caches HasWitness; CMutableTransaction computes it: both must say the same.
+    lines.push_back(core.HasWitness() == mutable_tx.HasWitness() ? fact("has witness", core.HasWitness())
+                                                                 : "has witness: CTransaction and CMutableTransaction differ");
+    lines.push_back(fact("total size", static_cast<unsigned long long>(core.ComputeTotalSize())));
+    try {
+        lines.push_back(fact("value out", static_cast<long long>(core.GetValueOut())));
+    } catch (const std::runtime_error&) {
+        lines.push_back("value out: out of range");
+    }
+    // CalculateOutputValue adds without a check: asked only where the sum fits (a signed overflow is undefined).
+    int64_t total = 0;
+    bool overflow = false;
+    for (const CTxOut& out : core.vout) overflow = overflow || __builtin_add_overflow(total, out.nValue, &total);
+    if (overflow) {
+        lines.push_back("output sum: overflows");
+    } else if (const std::optional<CAmount> sum = calculate_output_value(core)) {
+        lines.push_back(fact("output sum", static_cast<long long>(*sum)));
+    } else {
+        lines.push_back(fact("output sum", static_cast<long long>(total)));  // a tree without CalculateOutputValue
+    }
+    CMutableTransaction later = mutable_tx;
+    later.nLockTime ^= 1;  // another lock time (a flipped low bit: no wrap at 0xffffffff)
+    lines.push_back(fact("== itself", core == CTransaction(mutable_tx)));
+    lines.push_back(fact("== with another lock time", core == CTransaction(later)));
+    // The deserializing constructors read back what Core wrote.
+    DataStream stream;
+    stream << TX_WITH_WITNESS(core);
+    const CTransaction read_back(deserialize, TX_WITH_WITNESS, stream);
+    stream << TX_WITH_WITNESS(core);
+    const CMutableTransaction read_back_mutable(deserialize, TX_WITH_WITNESS, stream);
+    empty(stream);
+    lines.push_back(fact("deserializing constructor gives it back",
+                         from_core(read_back) == tx && from_core(read_back_mutable) == tx));
+    if (inputs > 0) {
+        const CTxIn& first = core.vin[0];
+        const CTxIn by_outpoint(first.prevout, first.scriptSig, first.nSequence);
+        const CTxIn by_txid(first.prevout.hash, first.prevout.n, first.scriptSig, first.nSequence);
+        lines.push_back(fact("CTxIn constructors give input 0", by_outpoint == first && by_txid == first));
+    }
+    if (outputs > 0) {
+        const CTxOut& first = core.vout[0];
+        lines.push_back(fact("CTxOut constructor gives output 0", CTxOut(first.nValue, first.scriptPubKey) == first));
+    }
+    return lines;
+}
+
+std::optional<std::vector<std::string>> transaction_constants()
+{
+    using reference::fact;
+    const CTxIn input;
+    const CTxOut output;
+    CTxOut set_null(5, CScript() << OP_TRUE);
+    set_null.SetNull();
+    COutPoint outpoint(Txid::FromUint256(uint256::ONE), 3);
+    outpoint.SetNull();
+    const model::Transaction default_tx = from_core(CMutableTransaction{});
+    return std::vector<std::string>{
+        fact("SEQUENCE_FINAL", static_cast<unsigned long long>(CTxIn::SEQUENCE_FINAL)),
+        fact("MAX_SEQUENCE_NONFINAL", static_cast<unsigned long long>(CTxIn::MAX_SEQUENCE_NONFINAL)),
+        fact("SEQUENCE_LOCKTIME_DISABLE_FLAG", static_cast<unsigned long long>(CTxIn::SEQUENCE_LOCKTIME_DISABLE_FLAG)),
+        fact("SEQUENCE_LOCKTIME_TYPE_FLAG", static_cast<unsigned long long>(CTxIn::SEQUENCE_LOCKTIME_TYPE_FLAG)),
+        fact("SEQUENCE_LOCKTIME_MASK", static_cast<unsigned long long>(CTxIn::SEQUENCE_LOCKTIME_MASK)),
+        fact("SEQUENCE_LOCKTIME_GRANULARITY", static_cast<long long>(CTxIn::SEQUENCE_LOCKTIME_GRANULARITY)),
+        fact("NULL_INDEX", static_cast<unsigned long long>(COutPoint::NULL_INDEX)),
+        fact("CURRENT_VERSION", static_cast<unsigned long long>(CTransaction::CURRENT_VERSION)),
+        fact("default input sequence", static_cast<unsigned long long>(input.nSequence)),
+        fact("default input prevout null", input.prevout.IsNull()),
+        fact("default output null", output.IsNull()),
+        fact("default output value", static_cast<long long>(output.nValue)),
+        fact("output after SetNull null", set_null.IsNull() && set_null.scriptPubKey.empty()),
+        fact("outpoint after SetNull null", outpoint.IsNull()),
+        fact("default transaction version", static_cast<unsigned long long>(default_tx.version)),
+        fact("default transaction lock time", static_cast<unsigned long long>(default_tx.lock_time)),
+    };
+}
 
 const Divergences& divergences()
 {
