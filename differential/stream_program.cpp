@@ -800,6 +800,28 @@ void check_unread(std::string_view where, const Stream& stream, std::span<const 
                             std::to_string(stream.size()) + ", unread() " + std::to_string(unread.size()) +
                             " bytes, empty() " + (is_empty ? "true" : "false"),
                         input);
+    // Core's DataStream also views the bytes not yet read through operator[], begin()/end(), data() and str().
+    if constexpr (requires { stream[size_t{0}]; stream.begin(); stream.end(); stream.data(); stream.str(); }) {
+        // data() over what the size() check compared; operator[] and begin() over the first 64 bytes and the last
+        // (each is the same pointer plus the read position); str(), a copy of what is left, only while that is at most
+        // 256 bytes (near the end of every read): a replay of the corpus through Core took twice as long with more.
+        bool views = static_cast<size_t>(stream.end() - stream.begin()) == want.size() &&
+                     (want.empty() || std::memcmp(stream.data(), want.data(), head) == 0);
+        if (views && want.size() <= 256) {
+            const std::string text = stream.str();
+            views = text.size() == want.size() && (want.empty() || std::memcmp(text.data(), want.data(), want.size()) == 0);
+        }
+        const auto same_at = [&](size_t i) { return stream[i] == want[i] && stream.begin()[i] == want[i]; };
+        for (size_t i = 0; views && i < std::min<size_t>(head, 64); ++i) views = same_at(i);
+        if (views && !want.empty()) views = same_at(want.size() - 1);
+        if (!views)
+            report_mismatch("primitive_stream " + std::string(where),
+                            "operator[], begin()/end(), data() or str() are not the bytes not yet read",
+                            "at " + std::to_string(at) + " of " + std::to_string(data.size()) + ": end() - begin() " +
+                                std::to_string(stream.end() - stream.begin()) + ", str() " + std::to_string(stream.str().size()) +
+                                " bytes",
+                            input);
+    }
 }
 
 void check_writers(const StreamProgram& program, const Bytes& expected, const std::vector<size_t>& ends,
