@@ -30,9 +30,9 @@ struct FileStep {
     size_t size = 0;       // Read: the length
 };
 
-// Where a position byte points from `position` (file_programs.h kBufferedFile*): SetPosition back by t & 0x7f for
-// t ≥ 0x80, else ahead by t; SetLimit none for 0xff, else t − 16 from the position (below it when t < 16); SkipTo
-// ahead by t.
+// Where a position byte points from `position` (docs/targets.md "Program formats"): SetPosition back by t & 0x7f
+// for t ≥ 0x80 (not below 0), else ahead by t; SetLimit none for 0xff, else t − 16 from the position (below it when
+// t < 16, not below 0); SkipTo ahead by t.
 uint64_t set_position_target(uint64_t position, uint8_t t)
 {
     if (t >= 0x80) return position - std::min<uint64_t>(position, t & 0x7f);
