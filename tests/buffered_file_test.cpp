@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "differential/file_programs.h"
 #include "differential/reference/buffered_file.h"
 #include "differential/reference/primitives.h"
 
@@ -17,14 +18,11 @@ using serdiff::reference::ReadError;
 
 const Bytes kTen = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
 
+// The error a call throws, "" when it returns (file_programs.h's error_of, which says "(no error)").
 std::string error_of(auto&& call)
 {
-    try {
-        call();
-    } catch (const ReadError& error) {
-        return error.what();
-    }
-    return "";
+    const std::string text = serdiff::differential::error_of<ReadError>(call);
+    return text == "(no error)" ? "" : text;
 }
 
 TEST(BufferedFileModel, RefillsKeepTheRewindBytesAndStopAtTheRingsEnd)
