@@ -800,6 +800,14 @@ void check_unread(std::string_view where, const Stream& stream, std::span<const 
                             std::to_string(stream.size()) + ", unread() " + std::to_string(unread.size()) +
                             " bytes, empty() " + (is_empty ? "true" : "false"),
                         input);
+    // Core's DataStream gives up what it holds once nothing is left to read (else a stream read to its end and written
+    // again keeps every byte it ever held).
+    if constexpr (requires { stream.held(); })
+        if (want.empty() && stream.held() != 0)
+            report_mismatch("primitive_stream " + std::string(where), "a DataStream read to its end still holds its bytes",
+                            "at " + std::to_string(at) + " of " + std::to_string(data.size()) + ": holds " +
+                                std::to_string(stream.held()) + " bytes, none left to read",
+                            input);
     // Core's DataStream also views the bytes not yet read through operator[], begin()/end(), data() and str().
     if constexpr (requires { stream[size_t{0}]; stream.begin(); stream.end(); stream.data(); stream.str(); }) {
         // data() over what the size() check compared; operator[] and begin() over the first 64 bytes and the last

@@ -221,6 +221,9 @@ public:
     DataStream() = default;
     explicit DataStream(std::span<const uint8_t> data) : ::DataStream(data), m_initial(data.size()) {}
     size_t read_position() const { return m_initial - size(); }
+    // The bytes the stream still holds, read ones included (its memory; GetMemoryUsage counts them): a read or
+    // ignore() that consumes the last byte empties it ("reset to empty state", streams.h DataStream::read).
+    size_t held() const { return vch.size(); }
 
 private:
     size_t m_initial = 0;
