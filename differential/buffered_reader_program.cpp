@@ -312,16 +312,52 @@ void check_read_faults(const Bytes& stored, const std::array<std::byte, 8>& key,
     }
 }
 
+// A reader that, each time its position is asked for (after every step of trace_reads), also notes where its AutoFile
+// is: how far the reader has read ahead.
+template <typename Reader>
+struct ReadAhead {
+    Reader& reader;
+    subject::AutoFile& source;
+    std::vector<uint64_t> file_positions{};
+    std::byte read_byte() { return reader.read_byte(); }
+    void read(std::span<std::byte> bytes) { reader.read(bytes); }
+    void ignore(size_t count) { reader.ignore(count); }
+    uint64_t position()
+    {
+        file_positions.push_back(source.position());
+        return reader.position();
+    }
+};
+
 // Buffer byte kDefaultBufferByte (file_programs.h): the steps through a BufferedReader built without a size, against
-// the reference's trace. Skipped where the subject's BufferedReader takes a size only (Core's wrapper).
+// the reference's trace; then how far it read its AutoFile against a reader built with the documented default, 16 KiB
+// (docs/file-io.md "Buffer sizes": a default reader is one of 16,384 bytes, read-ahead included). Skipped where the
+// subject's BufferedReader takes a size only (Core's wrapper).
 template <typename Reader>
 void check_default_buffered_reader(const MemoryFile& file, uint64_t start, const std::array<std::byte, 8>& key,
                                    const std::vector<ReadStep>& steps, const Trace& expected, std::span<const uint8_t> input)
 {
     if constexpr (requires(subject::AutoFile& source) { Reader{source}; }) {
+        static constexpr size_t kDocumentedDefault = 16 * 1024;
         subject::AutoFile source{file.open("rb", start), key};
         Reader reader{source};
-        compare_traces("buffered_reader BufferedReader (default buffer size)", trace_reads(reader, steps), expected, input);
+        ReadAhead<Reader> watched{reader, source};
+        compare_traces("buffered_reader BufferedReader (default buffer size)", trace_reads(watched, steps), expected, input);
+        subject::AutoFile sized_source{file.open("rb", start), key};
+        Reader sized{sized_source, kDocumentedDefault};
+        ReadAhead<Reader> sized_watched{sized, sized_source};
+        (void)trace_reads(sized_watched, steps);
+        const auto join_numbers = [](const std::vector<uint64_t>& numbers) {
+            std::string text;
+            for (const uint64_t number : numbers) text += (text.empty() ? "" : " ") + std::to_string(number);
+            return text;
+        };
+        if (watched.file_positions != sized_watched.file_positions)
+            report_mismatch("buffered_reader BufferedReader (default buffer size)",
+                            "a default reader read its AutoFile as far as a 16 KiB one did not",
+                            "AutoFile after each step under the default reader: " + join_numbers(watched.file_positions) +
+                                "; under a 16 KiB one: " + join_numbers(sized_watched.file_positions),
+                            input);
     }
 }
 
