@@ -231,7 +231,7 @@ private:
 // Reads through a buffer refilled from an AutoFile. Do not read the AutoFile directly meanwhile.
 class BufferedReader {
 public:
-    static constexpr size_t kDefaultBufferSize = 16 * 1024;
+    static constexpr size_t kDefaultBufferSize = SERDIFF_PLANTED(buffered_reader_default_size_short) ? 16 * 1023 : 16 * 1024;
 
     explicit BufferedReader(AutoFile& file, size_t buffer_size = kDefaultBufferSize)
         : m_file{file}, m_buffer(std::max<size_t>(buffer_size, 1))

@@ -678,6 +678,17 @@ void generate_buffered_file()
             add("buffered_file", "buffer-" + std::to_string(size) + "-rewind-" + std::to_string(rewind), w.bytes);
         }
     }
+    // A full ring buffer that starts one byte in: rewind 0, a file of buffer + 1 bytes read whole (the second refill
+    // gets the last byte only), back to position 1, then a read of the whole buffer, which wraps past its end.
+    for (const uint8_t buffer : {1, 15}) {
+        const size_t size = buffer + 1u;
+        ProgramWriter w;
+        w.byte(buffer).byte(0).byte(0).raw(key).number(size + 1).payload(size + 1, buffer, filled(32, 0x6d));
+        w.byte(0).byte(4);                                              // read buffer + 1
+        w.byte(6).byte(static_cast<uint8_t>(0x80 | size));              // back to position 1
+        w.byte(0).byte(3).byte(9);                                      // read buffer, eof
+        add("buffered_file", "full-buffer-wrapped-" + std::to_string(size), w.bytes);
+    }
     // Limits: a read that would pass one (nothing read), one behind the position (refused), a skip past one, none
     // again; a search is not bounded by the limit.
     {
