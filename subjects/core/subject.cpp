@@ -334,6 +334,16 @@ Bytes encode_default_block() { return encode_core(TX_WITH_WITNESS(CBlock{})); }
 Bytes encode_witness_stack(const model::WitnessStack& witness) { return encode_core(to_core(witness).stack); }
 uint64_t witness_stack_size(const model::WitnessStack& witness) { return GetSerializeSize(to_core(witness).stack); }
 
+// CTransaction's serialized size with witness: ComputeTotalSize() since Core 29, GetTotalSize() before.
+template <typename Tx>
+unsigned long long total_size(const Tx& tx)
+{
+    if constexpr (requires { tx.ComputeTotalSize(); })
+        return tx.ComputeTotalSize();
+    else
+        return tx.GetTotalSize();
+}
+
 // CalculateOutputValue (a template of primitives/transaction.h; a tree may lack it) on `tx`, or nullopt.
 template <typename Tx>
 std::optional<CAmount> calculate_output_value(const Tx& tx)
@@ -374,7 +384,7 @@ std::optional<std::vector<std::string>> transaction_members(const model::Transac
     // CTransaction caches HasWitness; CMutableTransaction computes it: both must say the same.
     lines.push_back(core.HasWitness() == mutable_tx.HasWitness() ? fact("has witness", core.HasWitness())
                                                                  : "has witness: CTransaction and CMutableTransaction differ");
-    lines.push_back(fact("total size", static_cast<unsigned long long>(core.ComputeTotalSize())));
+    lines.push_back(fact("total size", total_size(core)));
     try {
         lines.push_back(fact("value out", static_cast<long long>(core.GetValueOut())));
     } catch (const std::runtime_error&) {
