@@ -318,13 +318,13 @@ template <typename Reader>
 struct ReadAhead {
     Reader& reader;
     subject::AutoFile& source;
-    std::vector<uint64_t> file_positions{};
+    Trace file_positions{};
     std::byte read_byte() { return reader.read_byte(); }
     void read(std::span<std::byte> bytes) { reader.read(bytes); }
     void ignore(size_t count) { reader.ignore(count); }
     uint64_t position()
     {
-        file_positions.push_back(source.position());
+        file_positions.push_back("AutoFile at " + std::to_string(source.position()));
         return reader.position();
     }
 };
@@ -347,17 +347,9 @@ void check_default_buffered_reader(const MemoryFile& file, uint64_t start, const
         Reader sized{sized_source, kDocumentedDefault};
         ReadAhead<Reader> sized_watched{sized, sized_source};
         (void)trace_reads(sized_watched, steps);
-        const auto join_numbers = [](const std::vector<uint64_t>& numbers) {
-            std::string text;
-            for (const uint64_t number : numbers) text += (text.empty() ? "" : " ") + std::to_string(number);
-            return text;
-        };
-        if (watched.file_positions != sized_watched.file_positions)
-            report_mismatch("buffered_reader BufferedReader (default buffer size)",
-                            "a default reader read its AutoFile as far as a 16 KiB one did not",
-                            "AutoFile after each step under the default reader: " + join_numbers(watched.file_positions) +
-                                "; under a 16 KiB one: " + join_numbers(sized_watched.file_positions),
-                            input);
+        compare_traces("buffered_reader BufferedReader (default buffer size): its AutoFile after each step, against a "
+                       "16 KiB reader's",
+                       watched.file_positions, sized_watched.file_positions, input);
     }
 }
 
