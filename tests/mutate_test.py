@@ -1008,6 +1008,13 @@ class EquivalenceByInstantiation(unittest.TestCase):
         self.assertIn("instantiate.cpp", detail)
         verdict, _ = self.job.tce(self.mutant(5, "    T unused() const { return value + (2); }"), [])
         self.assertEqual(verdict, "equivalent")
+        # Different IR (the operands swapped), the same -O2 object: the objects, made from the IR, decide.
+        self.job.tce_baseline.clear()
+        verdict, detail = self.job.tce(self.mutant(4, "    T used() const { return 1 + value; }"), [])
+        self.assertEqual(verdict, "equivalent", detail)
+        self.assertIn((str(self.job.src / "fuzz.cpp"), "object"), self.job.tce_baseline)
+        # The unmutated object is cached from the call before; a real change still differs against it.
+        self.assertEqual(self.job.tce(self.mutant(4, "    T used() const { return value - 1; }"), [])[0], "different")
         verdict, detail = self.job.tce(self.mutant(5, "    T unused() const { return value.nothing(); }"), [])
         self.assertEqual(verdict, "invalid")
         self.assertIn("instantiation unit", detail)

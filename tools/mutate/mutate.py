@@ -908,20 +908,34 @@ class Job:
             kept.append(argument)
         return kept
 
-    def tce_compile(self, entry, scratch, ir=False):
-        """Object bytes' SHA-256 of one unit at -O2 -g0 with the build's sanitizers, or (None, error text). ir=True:
-        the SHA-256 of the unit's LLVM IR as the front end hands it to -O2's pipeline (-Xclang -disable-llvm-passes):
-        the same IR through the same pipeline is the same object, so a unit whose IR is unchanged needs no -O2
-        compile (the pipeline, sanitizer passes included, is most of a unit's compile time)."""
-        output = scratch / ("unit.ll" if ir else "unit.o")
-        extra = ["-Xclang", "-disable-llvm-passes", "-emit-llvm", "-S"] if ir else []
-        result = subprocess.run(self.tce_arguments(entry) + ["-O2", "-g0"] + extra + ["-o", str(output)],
+    def tce_ir(self, entry, scratch):
+        """(SHA-256 of the unit's LLVM IR as the front end hands it to -O2's pipeline (-Xclang -disable-llvm-passes),
+        None) or (None, error text). The IR is left in scratch/unit.ll for tce_object. The same IR through the same
+        pipeline is the same object, so a unit whose IR is unchanged needs no -O2 compile."""
+        output = scratch / "unit.ll"
+        result = subprocess.run(self.tce_arguments(entry) + ["-O2", "-g0", "-Xclang", "-disable-llvm-passes",
+                                                             "-emit-llvm", "-S", "-o", str(output)],
                                 cwd=entry["directory"], capture_output=True, text=True)
         if result.returncode != 0:
             return None, result.stderr[:6000]   # the first error, not the "N errors generated." tail
+        return hashlib.sha256(output.read_bytes()).hexdigest(), ""
+
+    def tce_object(self, entry, scratch):
+        """SHA-256 of the object -O2 -g0 makes of scratch/unit.ll with the unit's flags, its sanitizers included (their
+        passes run in this pipeline). The front end is not run again: its output is the IR. The path of the .ll is
+        part of the object (ASan's module name), so the unmutated and the mutated IR are compiled from the same one."""
+        source = Path(entry["file"]).resolve()
+        arguments = [a for a in self.tce_arguments(entry)
+                     if a != "-c" and (Path(entry["directory"]) / a).resolve() != source]
+        output = scratch / "unit.o"
+        result = subprocess.run(arguments + ["-O2", "-g0", "-Wno-unused-command-line-argument", "-c", "-x", "ir",
+                                             str(scratch / "unit.ll"), "-o", str(output)],
+                                cwd=entry["directory"], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"-O2 of {Path(entry['file']).name}'s IR failed: {first_error(result.stderr)}")
         digest = hashlib.sha256(output.read_bytes()).hexdigest()
         output.unlink()
-        return digest, ""
+        return digest
 
     def unit_flags(self, path):
         """The compile flags (no source, output or -c) of the file's own unit when it is one (a .cpp), else of the
@@ -1014,19 +1028,26 @@ class Job:
     def tce_pair(self, key, entry, mutant, scratch):
         """(the unmutated unit's digest, cached per unit; the mutated unit's digest or None; the compile error). The
         IR first: an unchanged IR is an unchanged object (both digests returned equal, no -O2 compile); a changed one
-        is compiled, and the objects decide."""
-        for ir in (True, False):
-            cache = (key, ir)
-            if cache not in self.tce_baseline:
-                self.restore(mutant["file"])
-                self.tce_baseline[cache], error = self.tce_compile(entry, scratch, ir)
-                if self.tce_baseline[cache] is None:
-                    raise RuntimeError(f"original unit {key} does not compile: {error}")
-            self.apply(mutant)
-            digest, error = self.tce_compile(entry, scratch, ir)
-            if digest is None or digest == self.tce_baseline[cache]:
-                return self.tce_baseline[cache], digest, error
-        return self.tce_baseline[(key, False)], digest, error
+        goes through -O2 (from the IR, each side once; the unmutated side's IR is kept per unit), and the objects
+        decide."""
+        kept = self.base / "tce-baseline" / (hashlib.sha256(key.encode()).hexdigest()[:16] + ".ll")
+        if (key, "ir") not in self.tce_baseline:
+            self.restore(mutant["file"])
+            digest, error = self.tce_ir(entry, scratch)
+            if digest is None:
+                raise RuntimeError(f"original unit {key} does not compile: {error}")
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(scratch / "unit.ll", kept)
+            self.tce_baseline[(key, "ir")] = digest
+        self.apply(mutant)
+        digest, error = self.tce_ir(entry, scratch)
+        if digest is None or digest == self.tce_baseline[(key, "ir")]:
+            return self.tce_baseline[(key, "ir")], digest, error
+        mutated = self.tce_object(entry, scratch)
+        if (key, "object") not in self.tce_baseline:
+            shutil.copyfile(kept, scratch / "unit.ll")
+            self.tce_baseline[(key, "object")] = self.tce_object(entry, scratch)
+        return self.tce_baseline[(key, "object")], mutated, ""
 
     def tce(self, mutant, targets):
         """'invalid' (with the error), 'equivalent', 'different' (with the first unit that differs), or
@@ -1035,7 +1056,9 @@ class Job:
         units = self.unit_order(mutant, targets)
         if not units:
             raise RuntimeError(f"no unit of the fuzz binary includes {mutant['file']}")
-        scratch = Path(tempfile.mkdtemp(prefix="tce-", dir=self.base))
+        scratch = self.base / "tce"        # one path: it is part of an object made from IR (see tce_object)
+        shutil.rmtree(scratch, ignore_errors=True)
+        scratch.mkdir(parents=True)
         try:
             for entry in units:
                 key = entry["file"]
