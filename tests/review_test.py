@@ -433,6 +433,12 @@ class OneReachPerReview(unittest.TestCase):
             out = Path(directory)
             self.assertIsNone(review.reach_lcov(out))            # no coverage phase yet: mutate's own build
             self.assertNotIn("--reach-lcov", review.mutation_command({"src/streams.h": [698]}, 30, None))
+            # No TRIAGE=: no triage file, never triage-core.tsv (the pinned tree's ids); with one, the review's.
+            command = review.mutation_command({"src/streams.h": [698]}, 30, None)
+            self.assertEqual(command[command.index("--triage") + 1], "/dev/null")
+            (out / "mine.tsv").write_text("id\tverdict\treason\n")
+            command = review.mutation_command({"src/streams.h": [698]}, 30, None, out / "mine.tsv")
+            self.assertEqual(Path(command[command.index("--triage") + 1]).resolve(), (out / "mine.tsv").resolve())
             (out / "coverage.lcov").write_text("SF:x\nDA:1,1\nend_of_record\n")
             self.assertEqual(review.reach_lcov(out), out / "coverage.lcov")
             (out / "coverage-targets.lcov").write_text("")      # empty (no Core file mapped): the merged one

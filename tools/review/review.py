@@ -551,13 +551,16 @@ def reach_lcov(out):
     return None
 
 
-def mutation_command(changed, seconds, lcov=None):
+def mutation_command(changed, seconds, lcov=None, triage=None):
     """make mutate SUBJECT=core on the changed lines; with `lcov` (reach_lcov) its reach is the review's coverage of
-    HEAD, not a coverage build of its own: a mutant of a line the review counted as reached is never "not reached"."""
+    HEAD, not a coverage build of its own: a mutant of a line the review counted as reached is never "not reached".
+    Its report's triage is the review's (TRIAGE=), else none: tools/mutate/triage-core.tsv names mutants of the pinned
+    tree, whose ids a change's mutants reuse for other lines."""
     files, lines, _ = mutation_plan(changed)
     return (["python3", "tools/mutate/mutate.py", "run", "--subject", "core", "--core-src", str(shown(HEAD_TREE)),
              "--files", files, "--lines", lines, "--time", str(seconds), "--out", str(shown(MUTATION_WORK)),
-             "--jobs", "1"] + (["--reach-lcov", str(shown(Path(lcov).resolve()))] if lcov else []))
+             "--jobs", "1", "--triage", str(shown(Path(triage).resolve())) if triage else "/dev/null"]
+            + (["--reach-lcov", str(shown(Path(lcov).resolve()))] if lcov else []))
 
 
 def unified(mutant):
@@ -616,10 +619,10 @@ def apply_triage(entry, path, results=None):
     entry["triage_unused"] = sorted(set(rows) - set(survivors))
 
 
-def mutation(changed, seconds, out):
+def mutation(changed, seconds, out, triage=None):
     """make mutate SUBJECT=core on exactly the changed lines (every mutant there): the review's "mutation" entry."""
     files, lines, unmutated = mutation_plan(changed)
-    command = mutation_command(changed, seconds, reach_lcov(out))
+    command = mutation_command(changed, seconds, reach_lcov(out), triage)
     shown_command = " ".join(f"'{c}'" if " " in c or ":" in c else c for c in command)
     entry = {"status": NOT_MEASURED, "command": shown_command, "unmutated_files": unmutated}
     if not files:
@@ -1037,10 +1040,11 @@ def review(arguments):
     write(results, out)  # what is known so far, should a later phase take long or fail
     if arguments.no_mutation:
         results["mutation"] = {"status": NOT_MEASURED, "message": "--no-mutation (MUTATION=0)",
-                               "command": " ".join(mutation_command(changed, arguments.time, reach_lcov(out)))}
+                               "command": " ".join(mutation_command(changed, arguments.time, reach_lcov(out),
+                                                                    arguments.triage))}
     else:
         log("phase 5/7 mutation: every mutant of the changed lines (invalid and equivalent ones removed) ...")
-        results["mutation"] = mutation(changed, arguments.time, out)
+        results["mutation"] = mutation(changed, arguments.time, out, arguments.triage)
         apply_triage(results["mutation"], arguments.triage, results)
         summary = results["mutation"].get("summary", {})
         log(f"phase 5/7 mutation: {results['mutation']['status']}: " + (
