@@ -921,9 +921,10 @@ class Job:
         return hashlib.sha256(output.read_bytes()).hexdigest(), ""
 
     def tce_object(self, entry, scratch):
-        """SHA-256 of the object -O2 -g0 makes of scratch/unit.ll with the unit's flags, its sanitizers included (their
-        passes run in this pipeline). The front end is not run again: its output is the IR. The path of the .ll is
-        part of the object (ASan's module name), so the unmutated and the mutated IR are compiled from the same one."""
+        """(SHA-256 of the object -O2 -g0 makes of scratch/unit.ll with the unit's flags, its sanitizers included (their
+        passes run in this pipeline), "") or (None, error text). The front end is not run again: its output is the IR.
+        The path of the .ll is part of the object (ASan's module name), so the unmutated and the mutated IR are
+        compiled from the same one."""
         source = Path(entry["file"]).resolve()
         arguments = [a for a in self.tce_arguments(entry)
                      if a != "-c" and (Path(entry["directory"]) / a).resolve() != source]
@@ -932,10 +933,10 @@ class Job:
                                              str(scratch / "unit.ll"), "-o", str(output)],
                                 cwd=entry["directory"], capture_output=True, text=True)
         if result.returncode != 0:
-            raise RuntimeError(f"-O2 of {Path(entry['file']).name}'s IR failed: {first_error(result.stderr)}")
+            return None, result.stderr[:6000]
         digest = hashlib.sha256(output.read_bytes()).hexdigest()
         output.unlink()
-        return digest
+        return digest, ""
 
     def unit_flags(self, path):
         """The compile flags (no source, output or -c) of the file's own unit when it is one (a .cpp), else of the
@@ -1043,10 +1044,15 @@ class Job:
         digest, error = self.tce_ir(entry, scratch)
         if digest is None or digest == self.tce_baseline[(key, "ir")]:
             return self.tce_baseline[(key, "ir")], digest, error
-        mutated = self.tce_object(entry, scratch)
+        mutated, error = self.tce_object(entry, scratch)
+        if mutated is None:                 # only the back end refuses it: it does not compile, invalid
+            return self.tce_baseline[(key, "ir")], None, error
         if (key, "object") not in self.tce_baseline:
             shutil.copyfile(kept, scratch / "unit.ll")
-            self.tce_baseline[(key, "object")] = self.tce_object(entry, scratch)
+            baseline, error = self.tce_object(entry, scratch)
+            if baseline is None:
+                raise RuntimeError(f"original unit {key} does not compile at -O2: {error}")
+            self.tce_baseline[(key, "object")] = baseline
         return self.tce_baseline[(key, "object")], mutated, ""
 
     def tce(self, mutant, targets):
