@@ -1096,5 +1096,51 @@ class EquivalenceByInstantiation(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr[-2000:])
 
 
+class QuickCheckAfterRewrites(unittest.TestCase):
+    """The quick check's precompiled header holds the file's #include lines, so other mutable files (serdiff's
+    headers, #pragma once) are in it. Every mutant of those files is written and restored in the job tree, which
+    changes their timestamps: the check must still see them as the headers the PCH holds, not parse them again
+    (that gave every valid mutant of a file "redefinition of ..." and called it invalid)."""
+
+    BASE = "#pragma once\nstruct Base { int v; };\n"
+    BOX = "#pragma once\n#include \"serialize/base.h\"\nstruct Box { Base b; int get() const { return b.v + 1; } };\n"
+
+    def setUp(self):
+        compiler = shutil.which("clang++-19")
+        if not compiler:
+            self.skipTest("no clang++-19")
+        self.directory = Path(tempfile.mkdtemp(prefix="mutate-test-quick-"))
+        self.addCleanup(shutil.rmtree, self.directory)
+        original = self.directory / "original"
+        subject = mutate.SerdiffSubject()
+        subject.root = original
+        self.job = mutate.Job(0, self.directory / "out", 1, False, subject, self.directory / "work")
+        for tree in (original, self.job.src):
+            (tree / "serialize").mkdir(parents=True)
+            (tree / "serialize" / "base.h").write_text(self.BASE)
+            (tree / "serialize" / "box.h").write_text(self.BOX)
+        (self.job.src / "fuzz.cpp").write_text('#include "serialize/box.h"\nint fuzz(const Box& b) { return b.get(); }\n')
+        entry = {"directory": str(self.job.src), "file": str(self.job.src / "fuzz.cpp"),
+                 "arguments": [compiler, "-std=c++20", f"-I{self.job.src}", "-c", str(self.job.src / "fuzz.cpp")]}
+        self.job.units_of = {"serialize/box.h": [entry]}
+        self.job.instantiation = (entry, {"serialize/box.h", "serialize/base.h"})
+
+    def mutant(self, mutated):
+        return {"id": "serialize/box.h#1", "file": "serialize/box.h", "line": 3, "mutated": mutated,
+                "original": self.BOX.splitlines()[2], "operator": "stub", "rule": "stub"}
+
+    def test_a_restored_header_in_the_pch_does_not_make_valid_mutants_invalid(self):
+        valid = self.mutant("struct Box { Base b; int get() const { return b.v + 2; } };")
+        broken = self.mutant("struct Box { Base b; int get() const { return b.w + 1; } };")
+        self.assertIsNone(self.job.quick_check(valid))
+        self.assertIn("w", self.job.quick_check(broken) or "")
+        # A mutant of base.h was applied and restored: same bytes, a later timestamp.
+        self.job.restore("serialize/base.h")
+        later = time.time() + 5
+        os.utime(self.job.copy_of("serialize/base.h"), (later, later))
+        self.assertIsNone(self.job.quick_check(valid))
+        self.assertIsNotNone(self.job.quick_check(broken))
+
+
 if __name__ == "__main__":
     unittest.main()

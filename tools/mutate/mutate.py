@@ -971,7 +971,12 @@ class Job:
         header.write_text("\n".join(includes) + "\n")
         compiler = flags[0]
         common = flags[1:] + ["-fpch-validate-input-files-content", "-Wno-everything"]
-        built = subprocess.run([compiler] + common + ["-x", "c++-header", str(header), "-o", str(pch)], cwd=directory,
+        # No timestamps in the PCH: the job tree's files are written at every mutant and restored after it, so the
+        # headers it holds (another mutable file among them) keep their bytes and change their times. With times, a
+        # #pragma once header of the PCH then counts as another file and is parsed again: "redefinition" of all it
+        # declares, every mutant of the file invalid (serdiff's headers; Core's have include guards).
+        built = subprocess.run([compiler] + common + ["-Xclang", "-fno-pch-timestamp", "-x", "c++-header", str(header),
+                                                      "-o", str(pch)], cwd=directory,
                                capture_output=True, text=True)
         if built.returncode != 0:
             log(f"mutate: {path}: no quick check (its #include lines do not build a precompiled header: "
