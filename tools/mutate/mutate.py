@@ -908,6 +908,12 @@ class Job:
             kept.append(argument)
         return kept
 
+    def flags_of(self, entry):
+        """tce_arguments of the unit without its source and -c: the compiler and flags, for another input."""
+        source = Path(entry["file"]).resolve()
+        return [a for a in self.tce_arguments(entry)
+                if a != "-c" and (Path(entry["directory"]) / a).resolve() != source]
+
     def tce_ir(self, entry, scratch):
         """(SHA-256 of the unit's LLVM IR as the front end hands it to -O2's pipeline (-Xclang -disable-llvm-passes),
         None) or (None, error text). The IR is left in scratch/unit.ll for tce_object. The same IR through the same
@@ -925,11 +931,8 @@ class Job:
         passes run in this pipeline), "") or (None, error text). The front end is not run again: its output is the IR.
         The path of the .ll is part of the object (ASan's module name), so the unmutated and the mutated IR are
         compiled from the same one."""
-        source = Path(entry["file"]).resolve()
-        arguments = [a for a in self.tce_arguments(entry)
-                     if a != "-c" and (Path(entry["directory"]) / a).resolve() != source]
         output = scratch / "unit.o"
-        result = subprocess.run(arguments + ["-O2", "-g0", "-Wno-unused-command-line-argument", "-c", "-x", "ir",
+        result = subprocess.run(self.flags_of(entry) + ["-O2", "-g0", "-Wno-unused-command-line-argument", "-c", "-x", "ir",
                                              str(scratch / "unit.ll"), "-o", str(output)],
                                 cwd=entry["directory"], capture_output=True, text=True)
         if result.returncode != 0:
@@ -944,10 +947,7 @@ class Job:
         copy = self.copy_of(path).resolve()
         entry = next((e for e in self.units_of.get(path, []) if Path(e["file"]).resolve() == copy),
                      self.instantiation[0])
-        source = Path(entry["file"]).resolve()
-        return [a for a in self.tce_arguments(entry)
-                if a != "-c" and (Path(entry["directory"]) / a).resolve() != source], entry["directory"], \
-            Path(entry["file"]).resolve() == copy
+        return self.flags_of(entry), entry["directory"], Path(entry["file"]).resolve() == copy
 
     def quick_setup(self, path):
         """The quick check's command for `path`, or None where it cannot be used. A precompiled header holds the
