@@ -232,6 +232,36 @@ class CoreSubjectPlan(CoreTree):
         self.assertFalse((copy / "varint" / "not-in-the-checkout").exists())
         self.assertEqual((copy / "varint" / seed.name).read_bytes(), seed.read_bytes())
 
+class CheckoutListing(unittest.TestCase):
+    """What a job tree copies of the checkout: a MUTATE_OUT= directory inside it is not copied (it was: each job tree
+    held a copy of every job tree, and another run's sync died on a scratch file gone meanwhile)."""
+
+    def setUp(self):
+        self.directory = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, self.directory)
+        git = lambda *a: subprocess.run(["git", *a], cwd=self.directory, check=True, capture_output=True)
+        git("init", "-q")
+        (self.directory / "kept.h").write_text("// tracked\n")
+        git("add", "kept.h")
+        (self.directory / "new.cpp").write_text("// untracked, not ignored: a source not yet committed\n")
+        for name in ("mutate-out-speed/state.json", "mutate-out-speed/jobs/0/src/kept.h", "build/x.o",
+                     "corpora/varint/seed"):
+            (self.directory / name).parent.mkdir(parents=True, exist_ok=True)
+            (self.directory / name).write_text("x")
+        patcher = mock.patch.object(mutate, "ROOT", self.directory)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+
+    def test_the_run_output_inside_the_checkout_is_not_copied(self):
+        everything = mutate.tracked_files()
+        self.assertIn("mutate-out-speed/state.json", everything)      # what the listing held before
+        listed = mutate.tracked_files((self.directory / "mutate-out-speed", self.directory / "mutate-out-speed"))
+        self.assertEqual(sorted(listed), ["kept.h", "new.cpp"])
+        # An output directory outside the checkout, or the checkout itself, takes nothing out.
+        self.assertEqual(sorted(mutate.tracked_files((self.directory.parent / "elsewhere", self.directory))),
+                         sorted(everything))
+
+
 class LinesFilter(CoreTree):
     def test_parse(self):
         self.assertEqual(mutate.parse_lines(["streams.h:1,5-9"]), {"streams.h": {1, 5, 6, 7, 8, 9}})

@@ -66,6 +66,7 @@ import random
 import re
 import shlex
 import shutil
+import stat
 import statistics
 import subprocess
 import sys
@@ -710,10 +711,18 @@ def targets_for(state, path, line):
 
 # -------------------------------------------------------------------------------------------- jobs
 
-def tracked_files():
+def tracked_files(outside=()):
+    """The checkout's files a job tree copies: tracked ones and untracked ones git does not ignore (a new source not yet
+    committed), apart from corpora/ (mirrored apart), build/, and the directories `outside` (the run's own output and
+    job trees, when MUTATE_OUT= puts them in the checkout: copied, each job tree held a copy of every other)."""
+    skip = ["corpora/", "build/"]
+    for directory in outside:
+        directory = Path(directory).resolve()
+        if directory.is_relative_to(ROOT) and directory != ROOT:
+            skip.append(directory.relative_to(ROOT).as_posix() + "/")
     listing = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True,
                              capture_output=True).stdout.decode()
-    return [f for f in listing.split("\0") if f and not f.startswith(("corpora/", "build/"))]
+    return [f for f in listing.split("\0") if f and not f.startswith(tuple(skip))]
 
 
 class Job:
@@ -735,7 +744,7 @@ class Job:
     def sync(self):
         """Copies changed files of the checkout into the job's tree (unchanged files keep their mtime) and
         removes the files the checkout no longer has (a deleted source would still be globbed)."""
-        names = tracked_files()
+        names = tracked_files((self.out, self.work))
         if self.src.is_dir():
             keep = set(names)
             for copy in self.src.rglob("*"):
@@ -745,14 +754,16 @@ class Job:
                     copy.unlink()
         for name in names:
             source, copy = ROOT / name, self.src / name
-            if not source.is_file():
-                continue
-            data = source.read_bytes()
+            try:
+                data = source.read_bytes()
+                mode = source.stat().st_mode
+            except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+                continue        # gone since git listed it (another run's scratch file), or not a file
             if copy.exists() and copy.read_bytes() == data:
                 continue
             copy.parent.mkdir(parents=True, exist_ok=True)
             copy.write_bytes(data)
-            shutil.copymode(source, copy)
+            copy.chmod(stat.S_IMODE(mode))
         self.snapshot_corpora()
         self.subject.sync(self)
 
