@@ -675,6 +675,14 @@ class Report(CoreTree):
         with contextlib.redirect_stderr(log), contextlib.redirect_stdout(log):
             mutate.progress(state, state["mutants"], time.time(), 0)
         self.assertIn("killed 2 survived 1 (not reached 1)", log.getvalue())
+        # The ETA leaves the schemata builds out: 3 processed in 630 s, 600 s of it building, is 10 s each, and 60 are
+        # left: 10 minutes (210 with the builds counted in).
+        pending = [dict(m, status="pending") for m in state["mutants"][:3]]
+        for building, eta in ((600.0, "ETA 10 min\n"), (0.0, "ETA 210 min\n")):
+            log = io.StringIO()
+            with contextlib.redirect_stderr(log), contextlib.redirect_stdout(log):
+                mutate.progress(state, state["mutants"] + pending * 20, time.time() - 630, 3, building)
+            self.assertIn(eta, log.getvalue())
 
     def test_import_keeps_every_first_measured_result(self):
         # IMPORT=: a held-out run continues from its committed report as RESUME=1 would: every result kept, survivors

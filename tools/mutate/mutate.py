@@ -1635,14 +1635,17 @@ def survived_not_reached(m):
     return m["status"] == "survived" and bool(m.get("not_reached"))
 
 
-def progress(state, chosen, started_at, processed_now):
+def progress(state, chosen, started_at, processed_now, building=0.0):
+    """The progress line. The ETA is the mean time per mutant processed since the start, times the mutants left; the
+    `building` seconds since the start (the schemata tree's setup and builds, paid once, not per mutant) are left
+    out: counted in, a resumed run's first line after a 500-s build said "ETA 511 min" for a 40-minute rest."""
     done = [m for m in chosen if m["status"] != "pending"]
     count = lambda s: sum(1 for m in done if m["status"] == s)  # noqa: E731
     unreached = sum(1 for m in done if survived_not_reached(m))
     remaining = len(chosen) - len(done)
     eta = "?"
     if processed_now:
-        per = (time.time() - started_at) / processed_now
+        per = max(0.0, time.time() - started_at - building) / processed_now
         eta = f"{per * remaining / 60:.0f} min"
     log(f"mutate: [{len(done)}/{len(chosen)}] killed {count('killed')} survived {count('survived')} "
         f"(not reached {unreached}) invalid {count('invalid')} equivalent {count('equivalent')}  ETA {eta}")
@@ -1788,7 +1791,7 @@ def run(arguments):
             state["config"]["head_failing_targets"] = dict(subject.head_failing)
             save_state(state_path, state)
 
-    started_at, processed = time.time(), [0]
+    started_at, processed, building = time.time(), [0], [0.0]
     free = list(jobs)
     free_lock = threading.Condition()
     keys = {m["id"]: index + 1 for index, m in enumerate(state["mutants"])}
@@ -1826,7 +1829,7 @@ def run(arguments):
         log(f"mutate: {m['id']} line {m['line']}: {m['status']}"
             + (f" by {m['target']} ({m['phase']}, {m['seconds']} s): {m['check']}" if m["status"] == "killed"
                else f": {m.get('detail', '')}"))
-        progress(state, selected(state), started_at, processed[0])
+        progress(state, selected(state), started_at, processed[0], building[0])
 
     def quick(mutant):
         job = borrow()
@@ -1898,11 +1901,13 @@ def run(arguments):
             if not {keys[m["id"]] for m in wanted} <= fast["compiled"] | set(fast["evicted"]):
                 candidates = wanted + [m for m in state["mutants"] if m["status"] == "pending" and m not in wanted
                                        and "quick_seconds" in m and "quick_error" not in m]
+                build_started = time.time()
                 if schemata_job is None:
                     schemata_job = Job("schemata", out, max(1, os.cpu_count() or 1), False, subject, work_dir)
                     log(f"mutate: preparing the schemata tree {schemata_job.base} (first build is a full one) ...")
                     schemata_job.setup()
                 fast.update(build_schemata(schemata_job, state, keys, candidates, options, shared))
+                building[0] += time.time() - build_started
             fast["round"] = {m["id"] for m in wanted}
             drain(fast["round"])
     write_report(state, out, prefix)
