@@ -593,7 +593,7 @@ class Report(CoreTree):
             m.update(status="survived", detail="no kill", targets=["prevector"], reach="line", elapsed=1.0,
                      suite="aaa1111")
         mutate.make_pending(second, rerun=True)
-        self.assertEqual(second["first_result"], {"status": "survived", "suite": "aaa1111"})
+        self.assertEqual(second["first_result"], {"status": "survived", "suite": "aaa1111", "reach": "line"})
         second.update(status="killed", phase="replay", target="prevector", check="y", seconds=0.1, elapsed=1.0)
         mutate.make_pending(second, rerun=True)  # a second re-run keeps the first result, not the re-run's
         self.assertEqual(second["first_result"]["status"], "survived")
@@ -611,6 +611,35 @@ class Report(CoreTree):
         self.assertEqual(summary["survivors_triaged"], {"equivalent": 0, "fixed": 1, "open": 0, "untriaged": 1})
         self.assertEqual(summary["score_after_strengthening"], 66.7)
         self.assertIn("**score as first measured: 33.3%** (1/3)", (out / "report.md").read_text())
+
+    def test_a_re_run_that_finds_a_survivor_invalid_or_reached_leaves_the_first_measurement_alone(self):
+        # A not-reached survivor killed on a re-run is still a not-reached survivor as first measured; one the re-run
+        # found invalid (the suite now calls what it renamed) still counts as a survivor, not as a mutant left out.
+        state = quiet(mutate.plan, arguments(files=["serialize/streams.h"]), None, None, mutate.SerdiffSubject(),
+                      stub_generator(4))
+        killed, unreached, renamed, kept = state["mutants"][:4]
+        killed.update(status="killed", phase="replay", target="prevector", check="x", seconds=0.1, elapsed=1.0)
+        unreached.update(status="survived", detail="not reached", targets=[], reach="instantiation-only",
+                         not_reached=True, elapsed=1.0, suite="aaa1111")
+        for m in (renamed, kept):
+            m.update(status="survived", detail="no kill", targets=["prevector"], reach="line", elapsed=1.0,
+                     suite="aaa1111")
+        for m in (unreached, renamed):
+            mutate.make_pending(m, rerun=True)
+        unreached.update(status="killed", phase="replay", target="prevector", check="y", seconds=0.1, elapsed=1.0,
+                         reach="line", targets=["prevector"], suite="bbb2222")
+        renamed.update(status="invalid", detail="fuzz build: no operator<", elapsed=1.0, suite="bbb2222")
+        out = Path(tempfile.mkdtemp(prefix="mutate-test-rerun-"))
+        self.addCleanup(shutil.rmtree, out)
+        quiet(mutate.write_report, state, out)
+        summary = json.loads((out / "report.json").read_text())
+        self.assertEqual((summary["valid_non_equivalent"], summary["killed"], summary["survived"],
+                          summary["survived_not_reached"], summary["survived_instantiation_only"],
+                          summary["killed_on_rerun"], summary["not_valid_on_rerun"], summary["invalid"]),
+                         (4, 1, 3, 1, 1, 1, 1, 0))
+        self.assertEqual(summary["score"], 25.0)
+        self.assertEqual(summary["per_file"]["serialize/streams.h"]["survived"], 3)
+        self.assertIn("1 of them invalid or equivalent on a re-run against a later suite", (out / "report.md").read_text())
 
     def test_tce_compiles_with_the_sanitizers_but_without_coverage(self):
         # The kills run under ASan/UBSan: code only they add (container annotations) must be compared too.

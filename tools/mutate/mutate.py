@@ -1631,8 +1631,13 @@ def import_results(state, path):
 
 def survived_not_reached(m):
     """Not reached, as counted, is a kind of survivor: with UNIT=1 ctest can still kill a mutant no fuzz target
-    reaches (it keeps its not_reached flag, counted apart as killed_not_reached)."""
-    return m["status"] == "survived" and bool(m.get("not_reached"))
+    reaches (it keeps its not_reached flag, counted apart as killed_not_reached). As first measured: a survivor a
+    re-run killed is still the not-reached survivor it first was (a first result kept before its reach was: the
+    mutant's own flag)."""
+    first = m.get("first_result")
+    if first is None or ("not_reached" not in first and "reach" not in first):
+        return first_status(m) == "survived" and m["status"] == "survived" and bool(m.get("not_reached"))
+    return first.get("status") == "survived" and bool(first.get("not_reached"))
 
 
 def progress(state, chosen, started_at, processed_now, building=0.0):
@@ -1677,7 +1682,8 @@ def make_pending(mutant, rerun=False):
     RERUN_SURVIVORS=1) keeps the first one (status, phase, target, suite) as "first_result" the first time, so the
     score as first measured still counts it as it was; a result cut short is no result and is simply dropped."""
     if rerun and mutant.get("status") in ("killed", "survived") and "first_result" not in mutant:
-        mutant["first_result"] = {key: mutant[key] for key in ("status", "phase", "target", "suite") if key in mutant}
+        mutant["first_result"] = {key: mutant[key] for key in ("status", "phase", "target", "suite", "reach",
+                                                               "not_reached") if key in mutant}
     for key in RESULT_KEYS:
         mutant.pop(key, None)
     mutant["status"] = "pending"
@@ -1932,10 +1938,13 @@ def first_status(mutant):
 def summarize(state):
     chosen = selected(state)
     done = [m for m in chosen if m["status"] not in ("pending", "running")]
-    scored = [m for m in done if m["status"] in ("killed", "survived")]
-    # Every count and the score are as first measured; a survivor killed only on a re-run is counted apart.
+    # Every count and the score are as first measured; a survivor killed only on a re-run is counted apart, and so is
+    # one the re-run found invalid or equivalent (the suite changed under it: a renamed operator the suite now calls):
+    # as first measured it is still a survivor, not a mutant left out.
+    scored = [m for m in done if first_status(m) in ("killed", "survived")]
     killed = [m for m in scored if first_status(m) == "killed"]
     killed_on_rerun = [m for m in scored if m["status"] == "killed" and first_status(m) == "survived"]
+    not_valid_on_rerun = [m for m in scored if m["status"] not in ("killed", "survived")]
     kill_times = [m["seconds"] for m in killed]
     job_seconds = sum(m.get("elapsed", 0) for m in done)
     per_file, per_operator, per_directory, per_suite = {}, {}, {}, {}
@@ -1952,16 +1961,17 @@ def summarize(state):
         for table, key in keys:
             row = table.setdefault(key, {"killed": 0, "survived": 0, "not_reached": 0, "invalid": 0,
                                          "equivalent": 0, "error": 0})
-            row[first_status(m) if m["status"] in ("killed", "survived") else m["status"]] += 1
+            row[first_status(m) if first_status(m) in ("killed", "survived") else m["status"]] += 1
             row["not_reached"] += survived_not_reached(m)
     return {
         "config": state["config"], "generated": state["generated"],
         "generated_per_file": state["generated_per_file"], "dropped": state["dropped"],
         "selected": len(chosen), "done": len(done),
-        "invalid": sum(1 for m in done if m["status"] == "invalid"),
-        "equivalent": sum(1 for m in done if m["status"] == "equivalent"),
-        "errors": sum(1 for m in done if m["status"] == "error"),
+        "invalid": sum(1 for m in done if first_status(m) == "invalid"),
+        "equivalent": sum(1 for m in done if first_status(m) == "equivalent"),
+        "errors": sum(1 for m in done if first_status(m) == "error"),
         "valid_non_equivalent": len(scored), "killed": len(killed), "killed_on_rerun": len(killed_on_rerun),
+        "not_valid_on_rerun": len(not_valid_on_rerun),
         "killed_by_replay": sum(1 for m in killed if m.get("phase") == "replay"),
         "killed_by_fuzzing": sum(1 for m in killed if m.get("phase") == "fuzz"),
         "killed_by_unit": sum(1 for m in killed if m.get("phase") == "unit"),
@@ -1971,8 +1981,9 @@ def summarize(state):
         "survived_not_reached": sum(1 for m in scored if survived_not_reached(m)),
         # UNIT=1: mutants no fuzz target reaches that ctest killed.
         "killed_not_reached": sum(1 for m in killed if m.get("not_reached")),
-        "survived_instantiation_only": sum(1 for m in scored if m.get("reach") == INSTANTIATION_ONLY
-                                           and m["status"] == "survived"),
+        "survived_instantiation_only": sum(1 for m in scored if first_status(m) == "survived" and
+                                           m.get("first_result", m).get("reach", m.get("reach")) == INSTANTIATION_ONLY
+                                           and (m["status"] == "survived" or "reach" in m.get("first_result", {}))),
         "score": percent(len(killed), len(scored)),
         # Medians of times recorded to 0.1 s: an even count averages two, so round the float sum's noise away.
         "median_seconds_to_kill": round(statistics.median(kill_times), 2) if kill_times else None,
@@ -2074,7 +2085,7 @@ def write_report(state, out, prefix=""):
     summary = summarize(state)
     triage_path = triage_of(state)
     triage = load_triage(triage_path)
-    survivors = [m for m in summary["mutants"] if m["status"] in ("killed", "survived") and first_status(m) == "survived"]
+    survivors = [m for m in summary["mutants"] if first_status(m) == "survived"]
     summary["survivors_triaged"] = {verdict: sum(1 for m in survivors if triage.get(m["id"], ("untriaged",))[0] == verdict)
                                     for verdict in ("equivalent", "fixed", "open", "untriaged")}
     # The score over the mutants not shown equivalent: survivors triaged "equivalent" (a reason why no input can
@@ -2111,7 +2122,9 @@ def write_report(state, out, prefix=""):
         f"survived {summary['survived']}"
         + (f" ({summary['killed_on_rerun']} of them killed later, on a re-run against the suite strengthened for "
            f"them; counted as survivors here" if summary["killed_on_rerun"] else " (") +
-        (f"; " if summary["killed_on_rerun"] else "") + f"{summary['survived_not_reached']} not reached"
+        (f"; " if summary["killed_on_rerun"] else "")
+        + (f"{summary['not_valid_on_rerun']} of them invalid or equivalent on a re-run against a later suite; "
+           if summary["not_valid_on_rerun"] else "") + f"{summary['survived_not_reached']} not reached"
         + (f", {summary['survived_instantiation_only']} of them instantiation-only: compiled only in "
            f"{CORE_INSTANTIATION_UNIT if subject.name == 'core' else INSTANTIATION_UNIT}"
            if summary["survived_instantiation_only"] else "") + ")",
