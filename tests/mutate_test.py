@@ -616,7 +616,7 @@ class Report(CoreTree):
         # A not-reached survivor killed on a re-run is still a not-reached survivor as first measured; one the re-run
         # found invalid (the suite now calls what it renamed) still counts as a survivor, not as a mutant left out.
         state = quiet(mutate.plan, arguments(files=["serialize/streams.h"]), None, None, mutate.SerdiffSubject(),
-                      stub_generator(4))
+                      stub_generator(6))
         killed, unreached, renamed, kept = state["mutants"][:4]
         killed.update(status="killed", phase="replay", target="prevector", check="x", seconds=0.1, elapsed=1.0)
         unreached.update(status="survived", detail="not reached", targets=[], reach="instantiation-only",
@@ -640,6 +640,10 @@ class Report(CoreTree):
         self.assertEqual(summary["score"], 25.0)
         self.assertEqual(summary["per_file"]["serialize/streams.h"]["survived"], 3)
         self.assertIn("1 of them invalid or equivalent on a re-run against a later suite", (out / "report.md").read_text())
+        # The sample stays the one first measured: with SAMPLE=4, the re-run's invalid mutant does not make room for
+        # a fifth (it would run against the later suite and enter the score).
+        state["config"]["sample"] = 4
+        self.assertEqual([m["id"] for m in mutate.selected(state)], [m["id"] for m in state["mutants"][:4]])
 
     def test_tce_compiles_with_the_sanitizers_but_without_coverage(self):
         # The kills run under ASan/UBSan: code only they add (container annotations) must be compared too.

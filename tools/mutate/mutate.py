@@ -1264,7 +1264,9 @@ def plan(arguments, cli, out, subject=None, generator=generate):
 
 def selected(state):
     """The mutants this run handles: all, or the first ones in sample order until SAMPLE valid
-    non-equivalent mutants are reached (invalid and equivalent ones do not count toward SAMPLE)."""
+    non-equivalent mutants are reached (invalid and equivalent ones do not count toward SAMPLE). A mutant counts as it
+    was first measured: a survivor a re-run finds invalid (the suite now calls what it renamed) keeps its place, so the
+    re-run does not draw another mutant into the sample."""
     sample = state["config"]["sample"]
     if not sample:
         return state["mutants"]
@@ -1273,7 +1275,7 @@ def selected(state):
         if counted >= sample:
             break
         chosen.append(m)
-        if m["status"] not in ("invalid", "equivalent"):
+        if first_status(m) not in ("invalid", "equivalent"):
             counted += 1
     return chosen
 
