@@ -232,9 +232,8 @@ class CoreSubjectPlan(CoreTree):
         self.assertFalse((copy / "varint" / "not-in-the-checkout").exists())
         self.assertEqual((copy / "varint" / seed.name).read_bytes(), seed.read_bytes())
 
-class CheckoutListing(unittest.TestCase):
-    """What a job tree copies of the checkout: a MUTATE_OUT= directory inside it is not copied (it was: each job tree
-    held a copy of every job tree, and another run's sync died on a scratch file gone meanwhile)."""
+class GitCheckout(unittest.TestCase):
+    """A small git repository standing for the checkout (mutate.ROOT)."""
 
     def setUp(self):
         self.directory = Path(tempfile.mkdtemp())
@@ -252,6 +251,11 @@ class CheckoutListing(unittest.TestCase):
         patcher.start()
         self.addCleanup(patcher.stop)
 
+
+class CheckoutListing(GitCheckout):
+    """What a job tree copies of the checkout: a MUTATE_OUT= directory inside it is not copied (it was: each job tree
+    held a copy of every job tree, and another run's sync died on a scratch file gone meanwhile)."""
+
     def test_the_run_output_inside_the_checkout_is_not_copied(self):
         everything = mutate.tracked_files()
         self.assertIn("mutate-out-speed/state.json", everything)      # what the listing held before
@@ -260,6 +264,43 @@ class CheckoutListing(unittest.TestCase):
         # An output directory outside the checkout, or the checkout itself, takes nothing out.
         self.assertEqual(sorted(mutate.tracked_files((self.directory.parent / "elsewhere", self.directory))),
                          sorted(everything))
+
+
+class CoverageBuildStamp(GitCheckout):
+    """A coverage build compiles the checkout in place and trusts file times: files that changed since its last build
+    (a frozen clone mounted over the worktree compiled older files into it with newer object times) are touched."""
+
+    def commit(self, name, text):
+        (self.directory / name).write_text(text)
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "x"], cwd=self.directory,
+                       check=True, capture_output=True)
+
+    def test_files_changed_since_the_last_build_are_touched(self):
+        build = self.directory / "build" / "coverage"
+        subprocess.run(["git", "add", "new.cpp"], cwd=self.directory, check=True)
+        self.commit("kept.h", "// one\n")
+        mutate.touch_what_changed_since_the_last_build(build)()        # the first build records its checkout
+        old = 1_000_000_000
+        for name in ("kept.h", "new.cpp"):
+            os.utime(self.directory / name, (old, old))
+        # The same checkout: nothing touched.
+        mutate.touch_what_changed_since_the_last_build(build)
+        self.assertEqual((self.directory / "kept.h").stat().st_mtime, old)
+        # A commit that changed kept.h, its file time left old (as the mount left it): kept.h is touched, new.cpp not.
+        self.commit("kept.h", "// two\n")
+        os.utime(self.directory / "kept.h", (old, old))
+        record = mutate.touch_what_changed_since_the_last_build(build)
+        self.assertGreater((self.directory / "kept.h").stat().st_mtime, old)
+        self.assertEqual((self.directory / "new.cpp").stat().st_mtime, old)
+        record()
+        # A build made with uncommitted changes: what they were is not known, so every tracked file is touched next.
+        (self.directory / "kept.h").write_text("// three, not committed\n")
+        mutate.touch_what_changed_since_the_last_build(build)()
+        subprocess.run(["git", "checkout", "kept.h"], cwd=self.directory, check=True, capture_output=True)
+        for name in ("kept.h", "new.cpp"):
+            os.utime(self.directory / name, (old, old))
+        mutate.touch_what_changed_since_the_last_build(build)
+        self.assertGreater((self.directory / "new.cpp").stat().st_mtime, old)
 
 
 class LinesFilter(CoreTree):

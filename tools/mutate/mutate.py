@@ -521,11 +521,53 @@ def sample_order(mutants, seed):
 
 # ----------------------------------------------------------------------------------------- coverage
 
+CLEAN_DIFF = hashlib.sha256(b"").hexdigest()[:16]
+
+
+def checkout_stamp():
+    """What the checkout's tracked files hold, as git sees it: HEAD, and a digest of the worktree's diff against it."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    diff = subprocess.run(["git", "diff", "HEAD", "--binary"], cwd=ROOT, capture_output=True).stdout
+    return head or "unknown", hashlib.sha256(diff).hexdigest()[:16]
+
+
+def touch_what_changed_since_the_last_build(build):
+    """A build tree that compiles the checkout in place (the coverage builds) trusts file times. A frozen clone bind-
+    mounted over the worktree (the held-out runs' way, docs/mutation-core.md) compiles the clone's older files into
+    it with new object times; back in the worktree, ninja then kept those objects for files whose own time is older,
+    and the reach map came from code the suite no longer had (seen: a re-run's coverage build kept the frozen suite's
+    transaction.cpp, without the members check). So the tree records what it was built from, and the files that
+    differ since then are touched before it is built again (every tracked file when that is not known: the earlier
+    build had uncommitted changes, or its commit is not in this repository). Returns what records it after a build."""
+    stamp_file = build / "serdiff-checkout.stamp"
+    now = checkout_stamp()
+    if stamp_file.is_file():
+        recorded = tuple(stamp_file.read_text().split())
+        if recorded != now:
+            changed = subprocess.run(["git", "diff", "--name-only", recorded[0], "HEAD"], cwd=ROOT,
+                                     capture_output=True, text=True)
+            if recorded[1:] != (CLEAN_DIFF,) or changed.returncode != 0:
+                names = tracked_files()
+            else:
+                names = changed.stdout.split() + subprocess.run(["git", "diff", "--name-only", "HEAD"], cwd=ROOT,
+                                                                capture_output=True, text=True).stdout.split()
+            for name in set(names):
+                if (ROOT / name).is_file():
+                    os.utime(ROOT / name)
+
+    def record():
+        build.mkdir(parents=True, exist_ok=True)
+        stamp_file.write_text(" ".join(now) + "\n")
+    return record
+
+
 def coverage_map(jobs):
     """{file: {line: {target: count}}} from each target's corpus replay in the coverage build, and
     {file: set(instrumented lines)}."""
     log("mutate: coverage build and per-target replay (tools/fuzz/coverage.py, build/coverage) ...")
+    built = touch_what_changed_since_the_last_build(fuzz_coverage.BUILD)
     binary = fuzz_coverage.build(jobs)
+    built()
     fuzz_coverage.replay_all(binary)
     return reach_from_profiles(binary, fuzz_coverage.BUILD, [ROOT / s for s in mutable_sources()], ROOT)
 
@@ -545,8 +587,10 @@ def core_coverage_map(subject, jobs):
                     "-DCMAKE_EXE_LINKER_FLAGS=-fprofile-instr-generate", "-DSERDIFF_BUILD_TESTS=OFF",
                     "-DSERDIFF_PEERS=OFF", "-DSERDIFF_SUBJECTS=serdiff;core", f"-DSERDIFF_CORE_SRC={subject.tree}"],
                    check=True, stdout=subprocess.DEVNULL)
+    built = touch_what_changed_since_the_last_build(build)
     subprocess.run(["cmake", "--build", str(build), "-j", str(jobs), "--target", "core_fuzz_replay"],
                    check=True, stdout=subprocess.DEVNULL)
+    built()
     binary = build / "bin" / "core_fuzz_replay"
     profiles = build / "profiles"
     shutil.rmtree(profiles, ignore_errors=True)
