@@ -1578,12 +1578,13 @@ def plan_nodes(job, mutants, keys):
     return nodes, unsupported
 
 
-def build_schemata(job, state, keys, candidates, options, shared):
+def build_schemata(job, state, keys, candidates, options, shared, suite=None):
     """Builds the schemata binary in `job`'s tree with as many of the candidates as compile: every file's planned
     nodes rewritten (tools/mutate/schemata.py), the build's errors mapped back to the alternatives they are in, those
     mutants evicted (judged the rebuild way), again until it builds. Then the binary with no mutant chosen must
     replay every target's corpus as the unmutated tree does. Returns {"binary", "compiled", "evicted"} and records
-    the build in state["schemata_builds"]."""
+    the build in state["schemata_builds"], with `suite`: the run's (its job trees' copy of the checkout, taken at
+    their setup; the checkout as it is at build time, "+dirty" with an edit made since, is not what was built)."""
     started = time.time()
     by_key = {keys[m["id"]]: m for m in candidates}
     nodes, evicted = plan_nodes(job, candidates, keys)
@@ -1639,7 +1640,7 @@ def build_schemata(job, state, keys, candidates, options, shared):
                 break
     seconds = round(time.time() - started, 1)
     record = {"seconds": seconds, "builds": rounds, "candidates": len(candidates), "compiled": len(compiled),
-              "evicted": len(evicted), "suite": current_suite()}
+              "evicted": len(evicted), "suite": suite or current_suite()}
     state.setdefault("schemata_builds", []).append(record)
     log(f"mutate: schemata binary: {len(compiled)} of {len(candidates)} mutant(s) compiled in, {len(evicted)} "
         f"rebuilt one at a time; {rounds} build(s), {seconds} s")
@@ -1958,7 +1959,7 @@ def run(arguments):
                     schemata_job = Job("schemata", out, max(1, os.cpu_count() or 1), False, subject, work_dir)
                     log(f"mutate: preparing the schemata tree {schemata_job.base} (first build is a full one) ...")
                     schemata_job.setup()
-                fast.update(build_schemata(schemata_job, state, keys, candidates, options, shared))
+                fast.update(build_schemata(schemata_job, state, keys, candidates, options, shared, suite))
                 building[0] += time.time() - build_started
             fast["round"] = {m["id"] for m in wanted}
             drain(fast["round"])
