@@ -274,6 +274,17 @@ RECORD_RULES = [
                                                       r["per_way"][way]["job_seconds_per_processed"]))
                             + (str(r["done"]), str(r["job_seconds_per_processed"])))(
          _json(root, "tools/mutate/results/speed-core.json"))),
+    ("docs/mutation-schemata.md", r"Not met: ([\d.]+) job-seconds per mutant processed, over 5\.\n\n\| way \| mutants \| "
+                                  r"job-seconds each \(`per_way`\) \|\n\|---\|---\|---\|\n\| quick check \(invalid\) \| (\d+) \| "
+                                  r"([\d.]+) \|\n\| schemata binary \| (\d+) \| ([\d.]+) \|\n\| rebuilt one at a time \| (\d+) \| "
+                                  r"([\d.]+) \|\n\| \*\*all\*\* \(`job_seconds_per_processed`\) \| (\d+) \| \*\*([\d.]+)\*\* \|",
+     "tools/mutate/results/speed-serdiff.json",
+     lambda root, targets: (lambda r: (str(r["job_seconds_per_processed"]),)
+                            + tuple(str(v) for way in ("quick check", "schemata", "rebuild")
+                                    for v in (r["per_way"][way]["processed"],
+                                              r["per_way"][way]["job_seconds_per_processed"]))
+                            + (str(r["done"]), str(r["job_seconds_per_processed"])))(
+         _json(root, "tools/mutate/results/speed-serdiff.json"))),
     ("docs/mutation-schemata.md", r"\*\*All (\d+) agree\*\* in status, phase and killing target",
      "tools/mutate/results/speed-core-compare.json",
      lambda root, targets: (lambda r: (str(r["compared"]) if r["agree"] == r["compared"] else "not all",))(
