@@ -312,9 +312,9 @@ RECORD_RULES = [
                                                          for kind in ("target", "test", "job"))))(
          _tsv_rows(root, "tests/planted/bugs.tsv"))),
     ("README.md", r"Core's own files (\d+\.\d)% \((\d+)/(\d+)\) as first measured, (\d+\.\d)% \((\d+)/\d+\) after",
-     "tools/mutate/results/core-report.json",
+     "tools/mutate/results/core-heldout.json",
      lambda root, targets: (lambda r: (_score(r), str(r["killed"]), str(r["valid_non_equivalent"]),
-                                       *_strengthened(r)))(_json(root, "tools/mutate/results/core-report.json"))),
+                                       *_strengthened(r)))(_json(root, "tools/mutate/results/core-heldout.json"))),
     ("README.md", r"the training sample of `serialize/` (\d+\.\d)% \((\d+)/(\d+)\) as first measured, (\d+\.\d)% "
                   r"\((\d+)/\d+\) after strengthening",
      "tools/mutate/results/report.json",
@@ -350,6 +350,26 @@ RECORD_RULES = [
     ("docs/mutation-core.md", r"score (\d+)/(\d+) = (\d+\.\d)%", "tools/mutate/results/core-report.json",
      lambda root, targets: (lambda r: (str(r["killed"]), str(r["valid_non_equivalent"]), _score(r)))(
          _json(root, "tools/mutate/results/core-report.json"))),
+    ("docs/mutation-core.md", r"\*\*As first measured: (\d+)/(\d+) = (\d+\.\d)%\*\* \((\d+) killed, all by corpus replay; "
+                              r"(\d+) survived, (\d+) of them not\s+reached, (\d+) instantiation-only\)\. ([\d,]+) processed: "
+                              r"(\d+) invalid, (\d+) equivalent",
+     "tools/mutate/results/core-heldout-first.json",
+     lambda root, targets: (lambda r: (str(r["killed"]), str(r["valid_non_equivalent"]), _score(r), str(r["killed"]),
+                                       str(r["survived"]), str(r["survived_not_reached"]),
+                                       str(r["survived_instantiation_only"]), f"{r['done']:,}", str(r["invalid"]),
+                                       str(r["equivalent"])))(_json(root, "tools/mutate/results/core-heldout-first.json"))),
+    ("docs/mutation-core.md", r"\*\*Cost\*\*: ([\d,]+) job-seconds for the ([\d,]+) mutants processed, ([\d.]+) each",
+     "tools/mutate/results/core-heldout-first.json",
+     lambda root, targets: (lambda r: (f"{r['job_seconds']:,}", f"{r['done']:,}", str(r["job_seconds_per_processed"])))(
+         _json(root, "tools/mutate/results/core-heldout-first.json"))),
+    ("docs/mutation-core.md", r"\*\*After the new targets: (\d+)/(\d+) = (\d+\.\d)%\.\*\*",
+     "tools/mutate/results/core-heldout.json",
+     lambda root, targets: (lambda r: (_strengthened(r)[1], str(r["valid_non_equivalent"]), _strengthened(r)[0]))(
+         _json(root, "tools/mutate/results/core-heldout.json"))),
+    ("docs/mutation.md", r"seed 5050[^\n]*? \| \*\*(\d+\.\d)%\*\* \((\d+)/(\d+)\) \| (\d+\.\d)% \((\d+)/\d+\)",
+     "tools/mutate/results/core-heldout.json",
+     lambda root, targets: (lambda r: (_score(r), str(r["killed"]), str(r["valid_non_equivalent"]), *_strengthened(r)))(
+         _json(root, "tools/mutate/results/core-heldout.json"))),
     ("docs/mutation-heldout.md", r"\*\*score as first measured\*\* \| \*\*(\d+\.\d)%\*\* \((\d+)/(\d+):",
      "tools/mutate/results/heldout-serialize.json",
      lambda root, targets: (lambda r: (_score(r), str(r["killed"]), str(r["valid_non_equivalent"])))(
