@@ -456,8 +456,11 @@ def generate(cli, path, root=ROOT):
     rule_text = {}
     with tempfile.TemporaryDirectory(prefix="serdiff-mutate-") as directory:
         # --noCheck: validity is decided later by compiling the units that include the file.
+        # Run from the scratch directory: universalmutator writes a .tmp_mutant.<pid>.<ext> file in its working
+        # directory, which in the checkout was an untracked file a job tree's sync could copy (and then lose).
         output = subprocess.run([str(cli), str(root / path), "cpp", "--noCheck", "--showRules",
-                                 "--mutantDir", directory], check=True, capture_output=True, text=True).stdout
+                                 "--mutantDir", directory], check=True, capture_output=True, text=True,
+                                cwd=directory).stdout
         mutants, dropped = [], {"comment": 0, "planted": 0}
         pattern = re.compile(r"^PROCESSING MUTANT: (\d+): .*\(FROM: (\S+)\)\.\.\.VALID \[written to (\S+)\]")
         for out_line in output.splitlines():
@@ -1676,15 +1679,20 @@ def import_results(state, path):
     return taken, changed, stray
 
 
+def first_measured(m, key):
+    """A mutant's `key` (reach, not_reached) as first measured: from its first result when a re-run kept it there;
+    else its own, while its status is still the first one (a first result kept before the reach was: unknown)."""
+    first = m.get("first_result")
+    if first is not None and ("reach" in first or "not_reached" in first):
+        return first.get(key)
+    return m.get(key) if m["status"] == first_status(m) else None
+
+
 def survived_not_reached(m):
     """Not reached, as counted, is a kind of survivor: with UNIT=1 ctest can still kill a mutant no fuzz target
     reaches (it keeps its not_reached flag, counted apart as killed_not_reached). As first measured: a survivor a
-    re-run killed is still the not-reached survivor it first was (a first result kept before its reach was: the
-    mutant's own flag)."""
-    first = m.get("first_result")
-    if first is None or ("not_reached" not in first and "reach" not in first):
-        return first_status(m) == "survived" and m["status"] == "survived" and bool(m.get("not_reached"))
-    return first.get("status") == "survived" and bool(first.get("not_reached"))
+    re-run killed is still the not-reached survivor it first was."""
+    return first_status(m) == "survived" and bool(first_measured(m, "not_reached"))
 
 
 def progress(state, chosen, started_at, processed_now, building=0.0):
@@ -2028,9 +2036,8 @@ def summarize(state):
         "survived_not_reached": sum(1 for m in scored if survived_not_reached(m)),
         # UNIT=1: mutants no fuzz target reaches that ctest killed.
         "killed_not_reached": sum(1 for m in killed if m.get("not_reached")),
-        "survived_instantiation_only": sum(1 for m in scored if first_status(m) == "survived" and
-                                           m.get("first_result", m).get("reach", m.get("reach")) == INSTANTIATION_ONLY
-                                           and (m["status"] == "survived" or "reach" in m.get("first_result", {}))),
+        "survived_instantiation_only": sum(1 for m in scored if first_status(m) == "survived"
+                                           and first_measured(m, "reach") == INSTANTIATION_ONLY),
         "score": percent(len(killed), len(scored)),
         # Medians of times recorded to 0.1 s: an even count averages two, so round the float sum's noise away.
         "median_seconds_to_kill": round(statistics.median(kill_times), 2) if kill_times else None,
